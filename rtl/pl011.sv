@@ -1,0 +1,313 @@
+// ARM PrimeCell UART (PL011) r1p5, written from the TRM (DDI0183).
+//
+// One clock: PCLK and UARTCLK are taken to be the same clock, so no clock-domain crossing is modelled.
+// Reset is synchronous and active low. The register port does one access per clock edge while `sel` is
+// high: `rdata` shows the register selected by `addr` before the edge, and the edge applies the write or
+// the read's side effect.
+//
+// Besides the PrimeCell's own ports, the module exposes what a simulator needs to skip time exactly:
+// how many edges until the next Baud16 enable (`b16_wait`), the fractional accumulator and the latched
+// divisor (`b16_acc`, `baud_div`), how many Baud16 enables until one that can change an output
+// (`ev_ticks`), whether the input synchronisers have settled (`synced`) and further edges change nothing
+// (`quiet`), and `fast_fwd`, which lets one edge count
+// as several edges of the Baud16 divider when no enable falls among them.
+module pl011 #(
+    parameter int FIFO_DEPTH = 32  // 32 in r1p5; 16 in earlier revisions
+) (
+    input  logic        clk,
+    input  logic        rst_n,
+    // register port
+    input  logic        sel,
+    input  logic        write,
+    input  logic [9:0]  addr,      // word index: byte offset >> 2
+    input  logic [3:0]  strb,      // byte lanes of a write
+    input  logic [31:0] wdata,
+    output logic [31:0] rdata,
+    output logic        rd_err,    // `addr` names no readable register
+    output logic        wr_err,    // `addr` names no writable register
+    // serial line and modem lines (active low, as on the PrimeCell)
+    output logic        txd,
+    input  logic        rxd,
+    input  logic        ncts,
+    input  logic        ndsr,
+    input  logic        ndcd,
+    input  logic        nri,
+    output logic        nrts,
+    output logic        ndtr,
+    output logic        nout1,
+    output logic        nout2,
+    output logic        intr,      // UARTINTR: OR of the masked interrupts
+    // observation
+    output logic [5:0]  tx_level,
+    output logic [5:0]  rx_level,
+    output logic [8:0]  flags,     // the FR register
+    // exact time skipping
+    input  logic [16:0] fast_fwd,
+    output logic [16:0] b16_wait,
+    output logic [5:0]  b16_acc,
+    output logic [21:0] baud_div,  // {IBRD, FBRD} in effect
+    output logic [4:0]  ev_ticks,
+    output logic        synced,    // the input synchronisers hold the inputs' values
+    output logic        quiet
+);
+    localparam int LW = $clog2(FIFO_DEPTH) + 1;
+
+    // Register map (word index), from the TRM.
+    localparam logic [9:0] A_DR = 10'h000, A_RSR = 10'h001, A_FR = 10'h006, A_ILPR = 10'h008,
+        A_IBRD = 10'h009, A_FBRD = 10'h00A, A_LCRH = 10'h00B, A_CR = 10'h00C, A_IFLS = 10'h00D,
+        A_IMSC = 10'h00E, A_RIS = 10'h00F, A_MIS = 10'h010, A_ICR = 10'h011, A_DMACR = 10'h012,
+        A_PID0 = 10'h3F8, A_PID1 = 10'h3F9, A_PID2 = 10'h3FA, A_PID3 = 10'h3FB, A_CID0 = 10'h3FC,
+        A_CID1 = 10'h3FD, A_CID2 = 10'h3FE, A_CID3 = 10'h3FF;
+    // Reset values and writable bits.
+    localparam logic [15:0] CR_RESET = 16'h0300, CR_MASK = 16'hFF87;
+    localparam logic [5:0] IFLS_RESET = 6'h12;
+    // PeriphID2[7:4] is the revision; Linux takes revision < 3 to mean 16-entry FIFOs.
+    localparam logic [7:0] PID2 = FIFO_DEPTH == 32 ? 8'h34 : 8'h14;
+
+    // LCR_H fields
+    localparam int BRK = 0, PEN = 1, EPS = 2, STP2 = 3, FEN = 4, SPS = 7;
+    // CR fields
+    localparam int UARTEN = 0, TXE = 8, DTR = 10, RTS = 11, OUT1 = 12, OUT2 = 13, CTSEN = 15;
+    // interrupt bits (IMSC/RIS/MIS/ICR)
+    localparam int TXI = 5;
+
+    // ---------------------------------------------------------------- registers
+    logic [15:0] cr, ibrd, ibrd_l;
+    logic [5:0] fbrd, fbrd_l, ifls;
+    logic [7:0] lcrh, ilpr;
+    logic [10:0] imsc, ris;
+    logic [2:0] dmacr;
+
+    wire acc_wr = sel && write;
+    function automatic logic [31:0] merge(input logic [31:0] old, input logic [31:0] nw,
+                                          input logic [3:0] lanes);
+        for (int i = 0; i < 4; i++) if (lanes[i]) old[8*i+:8] = nw[8*i+:8];
+        return old;
+    endfunction
+    // Merged write data; the upper lanes hold no register bits.
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [31:0] w_cr = merge({16'b0, cr}, wdata, strb);
+    wire [31:0] w_ibrd = merge({16'b0, ibrd}, wdata, strb);
+    wire [31:0] w_imsc = merge({21'b0, imsc}, wdata, strb);
+    wire [31:0] w_icr = merge(32'b0, wdata, strb);
+    /* verilator lint_on UNUSEDSIGNAL */
+
+    // Input synchronisers: two flops, as on the PrimeCell.
+    logic [4:0] in_s1, in_s2;
+    wire [4:0] in_raw = {rxd, ncts, ndsr, ndcd, nri};
+    always_ff @(posedge clk) begin
+        if (!rst_n) begin
+            in_s1 <= 5'b11111;
+            in_s2 <= 5'b11111;
+        end else begin
+            in_s1 <= in_raw;
+            in_s2 <= in_s1;
+        end
+    end
+    wire cts = !in_s2[3], dsr = !in_s2[2], dcd = !in_s2[1], ri = !in_s2[0];
+    // The receiver comes with the receive path; until then RXD is only synchronised.
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire rxd_s = in_s2[4];
+    /* verilator lint_on UNUSEDSIGNAL */
+
+    // ---------------------------------------------------------------- transmit FIFO
+    wire fen = lcrh[FEN];
+    logic [7:0] tx_head;
+    logic [LW-1:0] tx_count;
+    logic tx_empty, tx_full, tx_pop;
+    wire tx_push = acc_wr && addr == A_DR && strb[0];
+    pl011_fifo #(.DEPTH(FIFO_DEPTH), .WIDTH(8)) u_txf (
+        .clk, .clear(!rst_n), .one_entry(!fen), .push(tx_push), .push_data(wdata[7:0]), .pop(tx_pop),
+        .head(tx_head), .level(tx_count), .empty(tx_empty), .full(tx_full));
+
+    // ---------------------------------------------------------------- baud generator
+    // A Baud16 enable every IBRD + FBRD/64 UARTCLK cycles on average: a period is IBRD cycles, one more
+    // whenever the 6-bit fractional accumulator carries. The generator runs only while something needs
+    // it and restarts from a fixed state, so an idle UART holds still (and a simulator may skip it).
+    logic tx_active;
+    logic [16:0] b16_cnt;
+    logic [5:0] acc;
+    wire tx_can_start = cr[UARTEN] && cr[TXE] && !tx_empty && !lcrh[BRK] && (!cr[CTSEN] || cts);
+    wire run = (tx_active || tx_can_start) && ibrd_l != 0;
+    wire baud16 = run && b16_cnt == 17'd1;
+    wire [6:0] acc_sum = {1'b0, acc} + {1'b0, fbrd_l};
+    always_ff @(posedge clk) begin
+        if (!rst_n || !run) begin
+            b16_cnt <= {1'b0, ibrd_l};
+            acc <= '0;
+        end else if (baud16) begin
+            b16_cnt <= {1'b0, ibrd_l} + {16'b0, acc_sum[6]};
+            acc <= acc_sum[5:0];
+        end else begin
+            b16_cnt <= b16_cnt - (fast_fwd == 0 ? 17'd1 : fast_fwd);
+        end
+    end
+
+    // ---------------------------------------------------------------- transmitter
+    // The frame is built when a character starts, so the format in force then applies to all of it.
+    logic [11:0] tx_shift;  // bits still to send, LSB next
+    logic [3:0] tx_left;    // bits after the one on the line
+    logic [3:0] tx_tick;    // Baud16 enables into the current bit
+    logic tx_q;
+    wire [1:0] wlen = lcrh[6:5];
+    wire [7:0] data_mask = 8'hFF >> (2'd3 - wlen);
+    wire [7:0] tx_data = tx_head & data_mask;
+    wire tx_parity = lcrh[SPS] ? !lcrh[EPS] : (^tx_data) ^ !lcrh[EPS];
+    wire [3:0] n_data = 4'd5 + {2'b0, wlen};
+    // LSB first: start, 5..8 data bits, optional parity, then ones (the stop bits).
+    logic [11:0] tx_frame;
+    always_comb begin
+        tx_frame = '1;
+        tx_frame[0] = 1'b0;
+        for (int i = 0; i < 8; i++) if (4'(i) < n_data) tx_frame[i+1] = tx_data[i];
+        if (lcrh[PEN]) tx_frame[n_data+1] = tx_parity;
+    end
+    wire [3:0] tx_nbits = 4'd7 + {2'b0, wlen} + {3'b0, lcrh[PEN]} + {3'b0, lcrh[STP2]};
+    wire tx_bit_end = baud16 && tx_active && tx_tick == 4'd15;
+    wire tx_char_end = tx_bit_end && tx_left == 0;
+    wire tx_start = baud16 && tx_can_start && (!tx_active || tx_char_end);
+    assign tx_pop = tx_start;
+
+    always_ff @(posedge clk) begin
+        if (!rst_n) begin
+            tx_active <= 1'b0;
+            tx_q <= 1'b1;
+            tx_shift <= '1;
+            tx_left <= '0;
+            tx_tick <= '0;
+        end else if (tx_start) begin
+            tx_active <= 1'b1;
+            tx_q <= 1'b0;
+            tx_shift <= tx_frame >> 1;
+            tx_left <= tx_nbits - 4'd1;
+            tx_tick <= '0;
+        end else if (tx_char_end) begin
+            tx_active <= 1'b0;
+            tx_q <= 1'b1;
+        end else if (tx_bit_end) begin
+            tx_q <= tx_shift[0];
+            tx_shift <= {1'b1, tx_shift[11:1]};
+            tx_left <= tx_left - 4'd1;
+            tx_tick <= '0;
+        end else if (baud16 && tx_active) begin
+            tx_tick <= tx_tick + 4'd1;
+        end
+    end
+    // BRK drives the line low once the character in progress has finished.
+    assign txd = tx_q && !(lcrh[BRK] && !tx_active);
+
+    // ---------------------------------------------------------------- interrupts
+    // TX interrupt, as the TRM describes it: raised when the FIFO level passes down through the trigger
+    // level (a character leaving it), not merely for being at or below it; cleared by ICR or by a write
+    // that fills the FIFO above the level. In character mode the level is "holding register empty".
+    logic [LW-1:0] tx_trigger;
+    always_comb begin
+        case (ifls[2:0])
+            3'd0: tx_trigger = LW'(FIFO_DEPTH / 8);
+            3'd1: tx_trigger = LW'(FIFO_DEPTH / 4);
+            3'd2: tx_trigger = LW'(FIFO_DEPTH / 2);
+            3'd3: tx_trigger = LW'(FIFO_DEPTH * 3 / 4);
+            default: tx_trigger = LW'(FIFO_DEPTH * 7 / 8);  // 4; 5..7 are reserved
+        endcase
+        if (!fen) tx_trigger = '0;
+    end
+    wire [LW-1:0] tx_count_next = tx_count - LW'(tx_pop);
+    wire tx_irq_set = tx_pop && tx_count > tx_trigger && tx_count_next <= tx_trigger;
+    wire tx_irq_clr = tx_push && !tx_full && tx_count + 1'b1 > tx_trigger;
+
+    // ---------------------------------------------------------------- register writes
+    always_ff @(posedge clk) begin
+        if (!rst_n) begin
+            cr <= CR_RESET;
+            lcrh <= '0;
+            ibrd <= '0;
+            fbrd <= '0;
+            ibrd_l <= '0;
+            fbrd_l <= '0;
+            ilpr <= '0;
+            ifls <= IFLS_RESET;
+            imsc <= '0;
+            dmacr <= '0;
+            ris <= '0;
+        end else begin
+            if (acc_wr) begin
+                case (addr)
+                    A_ILPR: if (strb[0]) ilpr <= wdata[7:0];
+                    A_IBRD: ibrd <= w_ibrd[15:0];
+                    A_FBRD: if (strb[0]) fbrd <= wdata[5:0];
+                    A_LCRH:
+                        // Writing LCR_H latches IBRD and FBRD with it.
+                        if (strb[0]) begin
+                            lcrh <= wdata[7:0];
+                            ibrd_l <= ibrd;
+                            fbrd_l <= fbrd;
+                        end
+                    A_CR: cr <= w_cr[15:0] & CR_MASK;
+                    A_IFLS: if (strb[0]) ifls <= wdata[5:0];
+                    A_IMSC: imsc <= w_imsc[10:0];
+                    A_DMACR: if (strb[0]) dmacr <= wdata[2:0];
+                    default: ;
+                endcase
+            end
+            // ICR clears; events of this same edge win over the clear.
+            if (acc_wr && addr == A_ICR) ris <= ris & ~w_icr[10:0];
+            if (tx_irq_clr) ris[TXI] <= 1'b0;
+            if (tx_irq_set) ris[TXI] <= 1'b1;
+        end
+    end
+
+    // ---------------------------------------------------------------- reads
+    wire busy = !tx_empty || tx_active;
+    assign flags = {ri, tx_empty, 1'b0 /* RXFF */, tx_full, 1'b1 /* RXFE */, busy,
+                    dcd, dsr, cts};
+    always_comb begin
+        rdata = '0;
+        rd_err = 1'b0;
+        case (addr)
+            A_DR: rdata = '0;  // receive path: no data yet
+            A_RSR: rdata = '0;
+            A_FR: rdata = {23'b0, flags};
+            A_ILPR: rdata = {24'b0, ilpr};
+            A_IBRD: rdata = {16'b0, ibrd};
+            A_FBRD: rdata = {26'b0, fbrd};
+            A_LCRH: rdata = {24'b0, lcrh};
+            A_CR: rdata = {16'b0, cr};
+            A_IFLS: rdata = {26'b0, ifls};
+            A_IMSC: rdata = {21'b0, imsc};
+            A_RIS: rdata = {21'b0, ris};
+            A_MIS: rdata = {21'b0, ris & imsc};
+            A_DMACR: rdata = {29'b0, dmacr};
+            A_PID0: rdata = 32'h11;
+            A_PID1: rdata = 32'h10;
+            A_PID2: rdata = {24'b0, PID2};
+            A_PID3: rdata = 32'h00;
+            A_CID0: rdata = 32'h0D;
+            A_CID1: rdata = 32'hF0;
+            A_CID2: rdata = 32'h05;
+            A_CID3: rdata = 32'hB1;
+            default: rd_err = 1'b1;  // A_ICR is write-only; the rest is outside the map
+        endcase
+        case (addr)
+            A_DR, A_RSR, A_ILPR, A_IBRD, A_FBRD, A_LCRH, A_CR, A_IFLS, A_IMSC, A_ICR, A_DMACR:
+                wr_err = 1'b0;
+            default: wr_err = 1'b1;
+        endcase
+    end
+
+    assign intr = |(ris & imsc);
+    assign nrts = !cr[RTS];
+    assign ndtr = !cr[DTR];
+    assign nout1 = !cr[OUT1];
+    assign nout2 = !cr[OUT2];
+    assign tx_level = 6'(tx_count);
+    assign rx_level = '0;
+
+    // ---------------------------------------------------------------- time skipping
+    assign b16_wait = run ? b16_cnt : '0;
+    assign b16_acc = acc;
+    assign baud_div = {ibrd_l, fbrd_l};
+    // TXD, the flags, the levels and the TX interrupt change only where a bit ends or a character starts.
+    assign ev_ticks = !run ? 5'd0 : tx_active ? 5'd16 - {1'b0, tx_tick} : 5'd1;
+    assign synced = in_s1 == in_raw && in_s2 == in_s1;
+    assign quiet = !run && synced && rst_n;
+endmodule

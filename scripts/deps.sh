@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages uartvp needs when they are missing.
+# Usage: scripts/deps.sh [build|test]   (test adds the tools the test suite calls)
+set -euo pipefail
+want=(cmake g++ make pkg-config libsystemc-dev verilator libgtest-dev libgmock-dev
+      nlohmann-json3-dev libcli11-dev libfmt-dev)
+if [ "${1:-build}" = test ]; then
+  want+=(sigrok-cli gtkwave)
+fi
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+  echo "uartvp needs these Debian packages; run as root:" >&2
+  echo "  apt-get update && apt-get install -y ${missing[*]}" >&2
+  exit 2
+fi
+echo "Installing Debian packages: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,193 @@
+#include "pl011_core.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+#include "Vpl011_d16.h"
+#include "Vpl011_d32.h"
+#include "verilated.h"
+
+namespace uartvp::detail {
+
+namespace {
+
+template <class model> class verilated_pl011 final : public pl011_rtl {
+public:
+    verilated_pl011()
+        : m_ctx(std::make_unique<VerilatedContext>())
+        , m_model(std::make_unique<model>(m_ctx.get(), "pl011")) {
+        m_model->clk = 1;
+        m_model->eval();
+    }
+    ~verilated_pl011() override { m_model->final(); }
+
+    void settle() override {
+        apply();
+        m_model->eval();
+        collect();
+    }
+    void edge() override {
+        apply();
+        m_model->clk = 0;
+        m_model->eval();
+        m_model->clk = 1;
+        m_model->eval();
+        collect();
+    }
+
+private:
+    void apply() {
+        model& m = *m_model;
+        m.rst_n = in.rst_n;
+        m.sel = in.sel;
+        m.write = in.write;
+        m.addr = in.addr;
+        m.strb = in.strb;
+        m.wdata = in.wdata;
+        m.rxd = in.rxd;
+        m.ncts = in.ncts;
+        m.ndsr = in.ndsr;
+        m.ndcd = in.ndcd;
+        m.nri = in.nri;
+        m.fast_fwd = in.fast_fwd;
+    }
+    void collect() {
+        const model& m = *m_model;
+        pl011_outputs& o = m_out;
+        o.rdata = m.rdata;
+        o.rd_err = m.rd_err;
+        o.wr_err = m.wr_err;
+        o.txd = m.txd;
+        o.nrts = m.nrts;
+        o.ndtr = m.ndtr;
+        o.nout1 = m.nout1;
+        o.nout2 = m.nout2;
+        o.intr = m.intr;
+        o.tx_level = m.tx_level;
+        o.rx_level = m.rx_level;
+        o.flags = m.flags;
+        o.b16_wait = m.b16_wait;
+        o.b16_acc = m.b16_acc;
+        o.baud_div = m.baud_div;
+        o.ev_ticks = m.ev_ticks;
+        o.synced = m.synced;
+        o.quiet = m.quiet;
+    }
+    std::unique_ptr<VerilatedContext> m_ctx;
+    std::unique_ptr<model> m_model;
+};
+
+} // namespace
+
+std::unique_ptr<pl011_rtl> pl011_rtl::create(unsigned fifo_depth) {
+    std::unique_ptr<pl011_rtl> rtl;
+    if (fifo_depth == 32)
+        rtl = std::make_unique<verilated_pl011<Vpl011_d32>>();
+    else if (fifo_depth == 16)
+        rtl = std::make_unique<verilated_pl011<Vpl011_d16>>();
+    else
+        throw std::invalid_argument("PL011 FIFO depth must be 16 or 32");
+    rtl->reset();
+    return rtl;
+}
+
+void pl011_rtl::reset() {
+    const bool was = in.rst_n;
+    in.rst_n = false;
+    edge();
+    in.rst_n = was;
+    settle();
+}
+
+pl011_core::pl011_core(unsigned fifo_depth, bool clock_every_cycle)
+    : m_rtl(pl011_rtl::create(fifo_depth))
+    , m_every_cycle(clock_every_cycle) {}
+
+void pl011_core::edge(std::uint32_t counts_as) {
+    m_rtl->in.fast_fwd = counts_as > 1 ? counts_as : 0;
+    m_rtl->edge();
+    m_rtl->in.fast_fwd = 0;
+    m_cycle += counts_as;
+    ++m_edges;
+    m_reset_done = !m_rtl->in.rst_n;
+}
+
+void pl011_core::catch_up(std::uint64_t target) {
+    while (m_cycle < target) {
+        const pl011_outputs& o = out();
+        const std::uint64_t left = target - m_cycle;
+        if (!m_rtl->in.rst_n && m_reset_done && !m_every_cycle) {
+            m_cycle = target; // held in reset: the state stays the reset state
+        } else if (m_every_cycle || !o.synced || !m_rtl->in.rst_n) {
+            edge(1);
+        } else if (o.quiet) {
+            m_cycle = target; // nothing changes on these edges
+        } else if (o.b16_wait > 2) {
+            // The divider alone counts down until the edge before the next Baud16 enable.
+            edge(static_cast<std::uint32_t>(std::min<std::uint64_t>(o.b16_wait - 1, left)));
+        } else {
+            edge(1);
+        }
+    }
+}
+
+std::uint64_t pl011_core::next_event_cycle() const {
+    const pl011_outputs& o = out();
+    if (!m_rtl->in.rst_n) return m_reset_done ? std::numeric_limits<std::uint64_t>::max() : m_cycle + 1;
+    if (!o.synced) return m_cycle + 1;
+    if (o.quiet) return std::numeric_limits<std::uint64_t>::max();
+    // The ev_ticks-th Baud16 enable from now: the divider's current count, then whole periods of
+    // IBRD cycles, one more whenever the fractional accumulator carries (as the RTL computes them).
+    const std::uint32_t ibrd = o.baud_div >> 6, fbrd = o.baud_div & 0x3F;
+    std::uint64_t at = m_cycle + o.b16_wait;
+    unsigned acc = o.b16_acc;
+    for (unsigned k = 1; k < o.ev_ticks; ++k) {
+        acc += fbrd;
+        at += ibrd + (acc >> 6);
+        acc &= 0x3F;
+    }
+    return at;
+}
+
+bus_result pl011_core::access(std::uint64_t at, bool write, std::uint16_t word, std::uint8_t strb,
+                              std::uint32_t& data) {
+    catch_up(at - 1);
+    pl011_inputs& in = m_rtl->in;
+    in.sel = true;
+    in.write = write;
+    in.addr = word;
+    in.strb = write ? strb : 0;
+    in.wdata = write ? data : 0;
+    m_rtl->settle();
+    const pl011_outputs& o = out();
+    bus_result r = bus_result::ok;
+    // Neither readable nor writable: outside the map. Only one of them: the wrong direction.
+    if (o.rd_err && o.wr_err)
+        r = bus_result::address_error;
+    else if (write ? o.wr_err : o.rd_err)
+        r = bus_result::command_error;
+    if (r == bus_result::ok) {
+        if (!write) data = o.rdata;
+        edge(1);
+    }
+    in.sel = false;
+    in.write = false;
+    in.strb = 0;
+    in.wdata = 0;
+    m_rtl->settle();
+    return r;
+}
+
+bus_result pl011_core::peek(std::uint16_t word, std::uint32_t& data) {
+    pl011_inputs& in = m_rtl->in;
+    in.addr = word;
+    m_rtl->settle();
+    const bool err = out().rd_err;
+    data = out().rdata;
+    in.addr = 0;
+    m_rtl->settle();
+    return err ? bus_result::command_error : bus_result::ok;
+}
+
+} // namespace uartvp::detail

@@ -1,0 +1,96 @@
+#pragma once
+// The cycle-level engine behind uartvp::pl011: the verilated PL011 and the rules that let it skip
+// UARTCLK cycles without changing what it does. Plain C++ (no SystemC), internal to the library; the
+// equivalence tests drive it side by side with plain cycle-by-cycle clocking of the same RTL.
+#include <cstdint>
+#include <memory>
+
+namespace uartvp::detail {
+
+// The RTL's ports, as plain values.
+struct pl011_inputs {
+    bool rst_n = true;
+    bool sel = false;
+    bool write = false;
+    std::uint16_t addr = 0; // word index
+    std::uint8_t strb = 0;
+    std::uint32_t wdata = 0;
+    bool rxd = true;
+    bool ncts = true, ndsr = true, ndcd = true, nri = true;
+    std::uint32_t fast_fwd = 0;
+};
+
+struct pl011_outputs {
+    std::uint32_t rdata = 0;
+    bool rd_err = false, wr_err = false;
+    bool txd = true;
+    bool nrts = true, ndtr = true, nout1 = true, nout2 = true;
+    bool intr = false;
+    std::uint8_t tx_level = 0, rx_level = 0;
+    std::uint16_t flags = 0;
+    std::uint32_t b16_wait = 0;
+    std::uint8_t b16_acc = 0;
+    std::uint32_t baud_div = 0;
+    std::uint8_t ev_ticks = 0;
+    bool synced = true;
+    bool quiet = true;
+};
+
+// One verilated PL011 (16- or 32-entry FIFOs), clocked edge by edge.
+class pl011_rtl {
+public:
+    static std::unique_ptr<pl011_rtl> create(unsigned fifo_depth); // throws std::invalid_argument
+    virtual ~pl011_rtl() = default;
+
+    pl011_inputs in;
+    const pl011_outputs& out() const { return m_out; }
+    // Settle the combinational logic for the current inputs, without a clock edge.
+    virtual void settle() = 0;
+    // One rising edge of UARTCLK with the current inputs.
+    virtual void edge() = 0;
+    // Hold reset over one edge; the state afterwards is "cycle 0".
+    void reset();
+
+protected:
+    pl011_outputs m_out;
+};
+
+enum class bus_result { ok, address_error, command_error };
+
+// The cycle-exact engine: the model is at `cycle()` (the state after that many UARTCLK edges since
+// reset). Bus accesses and input changes land on chosen edges; catch_up() advances to an edge, skipping
+// what the RTL says cannot change anything unless `clock_every_cycle` asks for plain clocking.
+class pl011_core {
+public:
+    pl011_core(unsigned fifo_depth, bool clock_every_cycle);
+
+    std::uint64_t cycle() const { return m_cycle; }
+    const pl011_outputs& out() const { return m_rtl->out(); }
+    pl011_inputs& inputs() { return m_rtl->in; }
+    // Settle the outputs after inputs() changed (no edge).
+    void settle() { m_rtl->settle(); }
+
+    // Advance to edge `target` (no-op if already there or past it).
+    void catch_up(std::uint64_t target);
+    // The next edge at which an output can change with the inputs as they are; UINT64_MAX if none.
+    std::uint64_t next_event_cycle() const;
+    // One register access on edge `at` (> cycle()): byte offset `word << 2`, lanes `strb`. A read
+    // returns the 32-bit register as it was before that edge. Errors leave the model untouched.
+    bus_result access(std::uint64_t at, bool write, std::uint16_t word, std::uint8_t strb,
+                      std::uint32_t& data);
+    // Read a register without side effects (debug transport): no edge, no FIFO pop.
+    bus_result peek(std::uint16_t word, std::uint32_t& data);
+
+    // RTL edges evaluated, for benchmarks.
+    std::uint64_t edges_evaluated() const { return m_edges; }
+
+private:
+    void edge(std::uint32_t counts_as);
+    std::unique_ptr<pl011_rtl> m_rtl;
+    bool m_every_cycle;
+    std::uint64_t m_cycle = 0;
+    std::uint64_t m_edges = 0;
+    bool m_reset_done = false; // an edge has been taken with reset asserted; more change nothing
+};
+
+} // namespace uartvp::detail
