@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-using sc_core::sc_time;
 using sc_core::SC_PS;
+using sc_core::sc_time;
 using sc_core::SC_US;
 using uartvp::decoded_char;
 using uartvp::parity_mode;
@@ -21,15 +21,20 @@ using uartvp::serial_format;
 
 namespace {
 
-sc_time ps(long double v) { return sc_time(static_cast<double>(std::llround(v)), SC_PS); }
+sc_time ps(long double v) {
+    return sc_time(static_cast<double>(std::llround(v)), SC_PS);
+}
 
 // Offset of `bits` bit periods (may be fractional), rounded to the ps: the test's own arithmetic.
-sc_time bit_time(double baud, long double bits) { return ps(bits * 1e12L / baud); }
+sc_time bit_time(double baud, long double bits) {
+    return ps(bits * 1e12L / baud);
+}
 
 std::vector<serial_format> all_formats() {
     std::vector<serial_format> v;
     for (unsigned d = 5; d <= 8; ++d)
-        for (auto p : {parity_mode::none, parity_mode::even, parity_mode::odd, parity_mode::mark, parity_mode::space})
+        for (auto p :
+             {parity_mode::none, parity_mode::even, parity_mode::odd, parity_mode::mark, parity_mode::space})
             for (unsigned s = 1; s <= 2; ++s)
                 v.push_back(serial_format{d, p, s});
     return v;
@@ -45,7 +50,9 @@ struct bench : sc_core::sc_module {
     std::function<void()> body;
 
     bench(sc_core::sc_module_name n, double baud, serial_format fmt, bool with_injector = false)
-        : sc_module(n), wire("wire", true), mon("mon", baud, fmt) {
+        : sc_module(n)
+        , wire("wire", true)
+        , mon("mon", baud, fmt) {
         mon.line(wire);
         if (with_injector) {
             inj = std::make_unique<uartvp::rx_injector>("inj", baud, fmt);
@@ -80,10 +87,18 @@ struct bench : sc_core::sc_module {
         }
         bool p = false;
         switch (f.parity) {
-        case parity_mode::even: p = ones % 2 == 1; break;
-        case parity_mode::odd: p = ones % 2 == 0; break;
-        case parity_mode::mark: p = true; break;
-        default: p = false; break;
+        case parity_mode::even:
+            p = ones % 2 == 1;
+            break;
+        case parity_mode::odd:
+            p = ones % 2 == 0;
+            break;
+        case parity_mode::mark:
+            p = true;
+            break;
+        default:
+            p = false;
+            break;
         }
         if (f.parity != parity_mode::none) bits.push_back(p != flip_parity);
         for (unsigned i = 0; i < f.stop_bits; ++i)
@@ -190,7 +205,8 @@ TEST(line_monitor, stop_bit_low_is_a_framing_error) {
         sc_time t = sc_time(5, SC_US);
         t = b.frame_at(t, 'a', b115200, f);
         t = b.frame_at(t, 'b', b115200, f, false, true); // both stop bits low
-        t = b.frame_at(t, 'c', b115200, f);
+        // The line must rise before the next start bit, or there is no edge to see.
+        t = b.frame_at(t + bit_time(b115200, 1), 'c', b115200, f);
     };
     sc_core::sc_start();
     ASSERT_EQ(b.got.size(), 3u);
@@ -370,7 +386,8 @@ TEST(line_monitor, text_is_kept_only_when_asked_and_counts_always) {
         uartvp::line_monitor quiet{"quiet", b115200, serial_format{}};
         uartvp::line_monitor keeper{"keeper", b115200, serial_format{}};
         uartvp::rx_injector inj{"inj", b115200, serial_format{}};
-        explicit two(sc_core::sc_module_name n) : sc_module(n) {
+        explicit two(sc_core::sc_module_name n)
+            : sc_module(n) {
             quiet.line(wire);
             keeper.line(wire);
             inj.line(wire);
@@ -392,7 +409,8 @@ TEST(line_monitor, line_low_at_start_is_not_a_frame) {
         sc_core::sc_signal<bool> wire{"wire", false};
         uartvp::line_monitor mon{"mon", b115200, serial_format{}};
         std::vector<decoded_char> got;
-        explicit low(sc_core::sc_module_name n) : sc_module(n) {
+        explicit low(sc_core::sc_module_name n)
+            : sc_module(n) {
             mon.line(wire);
             mon.on_char([this](const decoded_char& c) { got.push_back(c); });
             SC_HAS_PROCESS(low);

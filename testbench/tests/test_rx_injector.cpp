@@ -11,16 +11,20 @@
 #include <utility>
 #include <vector>
 
-using sc_core::sc_time;
 using sc_core::SC_PS;
+using sc_core::sc_time;
 using sc_core::SC_US;
 using uartvp::decoded_char;
 using uartvp::serial_format;
 
 namespace {
 
-sc_time ps(long double v) { return sc_time(static_cast<double>(std::llround(v)), SC_PS); }
-sc_time bit_time(double baud, long double bits) { return ps(bits * 1e12L / baud); }
+sc_time ps(long double v) {
+    return sc_time(static_cast<double>(std::llround(v)), SC_PS);
+}
+sc_time bit_time(double baud, long double bits) {
+    return ps(bits * 1e12L / baud);
+}
 
 using edge = std::pair<sc_time, bool>;
 
@@ -35,7 +39,10 @@ struct bench : sc_core::sc_module {
     std::function<void()> body;
 
     bench(sc_core::sc_module_name n, double baud, serial_format fmt)
-        : sc_module(n), wire("wire", true), inj("inj", baud, fmt), mon("mon", baud, fmt) {
+        : sc_module(n)
+        , wire("wire", true)
+        , inj("inj", baud, fmt)
+        , mon("mon", baud, fmt) {
         inj.line(wire);
         mon.line(wire);
         mon.on_char([this](const decoded_char& c) { got.push_back(c); });
@@ -97,20 +104,21 @@ TEST(rx_injector, bit_edges_are_exact_to_the_picosecond_at_115200) {
     const double baud = 115200; // 8680555.56 ps per bit
     bench b("b", baud, serial_format{});
     const sc_time t0(5, SC_US);
-    b.inj.send("A\x55\x00\xff", t0);
+    const std::string text("A\x55\x00\xff", 4);
+    b.inj.send(text, t0);
     sc_core::sc_start();
     std::vector<edge> want;
     for (int j = 0; j < 4; ++j)
-        frame_edges(want, t0 + bit_time(baud, 10.0L * j), "A\x55\x00\xff"[j] & 0xff, baud, serial_format{});
+        frame_edges(want, t0 + bit_time(baud, 10.0L * j), text[j] & 0xff, baud, serial_format{});
     expect_edges(b.edges, want);
     // Spot checks by hand: 'A' = 0x41 is 1 0 0 0 0 0 1 0 LSB first.
-    EXPECT_EQ(b.edges[0].first, t0);                                // start bit
-    EXPECT_EQ(b.edges[1].first, t0 + sc_time(8680556, SC_PS));      // bit 0 = 1
-    EXPECT_EQ(b.edges[2].first, t0 + sc_time(17361111, SC_PS));     // bit 1 = 0
-    EXPECT_EQ(b.edges[3].first, t0 + sc_time(60763889, SC_PS));     // bit 6 = 1
-    EXPECT_EQ(b.edges[4].first, t0 + sc_time(69444444, SC_PS));     // bit 7 = 0
-    EXPECT_EQ(b.edges[5].first, t0 + sc_time(78125000, SC_PS));     // stop
-    EXPECT_EQ(b.edges[6].first, t0 + sc_time(86805556, SC_PS));     // next start bit
+    EXPECT_EQ(b.edges[0].first, t0);                            // start bit
+    EXPECT_EQ(b.edges[1].first, t0 + sc_time(8680556, SC_PS));  // bit 0 = 1
+    EXPECT_EQ(b.edges[2].first, t0 + sc_time(17361111, SC_PS)); // bit 1 = 0
+    EXPECT_EQ(b.edges[3].first, t0 + sc_time(60763889, SC_PS)); // bit 6 = 1
+    EXPECT_EQ(b.edges[4].first, t0 + sc_time(69444444, SC_PS)); // bit 7 = 0
+    EXPECT_EQ(b.edges[5].first, t0 + sc_time(78125000, SC_PS)); // stop
+    EXPECT_EQ(b.edges[6].first, t0 + sc_time(86805556, SC_PS)); // next start bit
     ASSERT_EQ(b.got.size(), 4u);
     EXPECT_EQ(b.got[3].data, 0xff);
 }
@@ -141,7 +149,7 @@ TEST(rx_injector, bit_edges_are_exact_at_a_rate_with_a_fractional_period) {
         for (int j = 0; j < 3; ++j)
             frame_edges(want, t0 + bit_time(baud, 11.0L * j), "Hi!"[j], baud, *serial_format::parse("7O2"));
         for (int j = 0; j < 2; ++j)
-            frame_edges(want, t1 + bit_time(baud2, 10.0L * j), "ok"[j], baud2, f);
+            frame_edges(want, t1 + bit_time(baud2, 11.0L * j), "ok"[j], baud2, f);
         frame_edges(want, t2, 0x5a, baud3, f);
     };
     sc_core::sc_start();
@@ -199,7 +207,7 @@ TEST(rx_injector, bad_stop_bit_drives_the_stop_bit_low_and_makes_a_framing_error
     std::vector<edge> want;
     frame_edges(want, sc_core::SC_ZERO_TIME, 'a', baud, f);
     frame_edges(want, bit_time(baud, 11), 'b', baud, f, false, true);
-    frame_edges(want, bit_time(baud, 22), 'c', baud, f);
+    frame_edges(want, bit_time(baud, 23), 'c', baud, f); // after one bit of mark
     expect_edges(b.edges, want);
     ASSERT_EQ(b.got.size(), 3u);
     EXPECT_FALSE(b.got[0].framing_error);
@@ -221,8 +229,10 @@ TEST(rx_injector, bad_parity_inverts_the_parity_bit) {
     sc_core::sc_start();
     std::vector<edge> want;
     frame_edges(want, sc_core::SC_ZERO_TIME, 'x', baud, f);
-    frame_edges(want, bit_time(baud, 10), 'x', baud, f, true);
-    frame_edges(want, bit_time(baud, 20), 'y', baud, f, true);
+    // Each item's characters are timed from the item's start (the end of the previous item).
+    const sc_time item2 = bit_time(baud, 10);
+    frame_edges(want, item2, 'x', baud, f, true);
+    frame_edges(want, item2 + bit_time(baud, 10), 'y', baud, f, true);
     expect_edges(b.edges, want);
     ASSERT_EQ(b.got.size(), 3u);
     EXPECT_FALSE(b.got[0].parity_error);
@@ -281,6 +291,7 @@ TEST(rx_injector, idle_and_done_event_follow_the_last_stop_bit) {
     sc_core::sc_start();
     EXPECT_EQ(idle_seen, (std::vector<bool>{true, false, false, true}));
     ASSERT_EQ(b.done_at.size(), 1u);
-    EXPECT_EQ(b.done_at[0], bit_time(baud, 20)); // end of the second stop bit
+    // End of the second frame: its start (10 bits after the first) plus one frame, each rounded once.
+    EXPECT_EQ(b.done_at[0], bit_time(baud, 10) + bit_time(baud, 10));
     EXPECT_EQ(b.inj.chars_sent(), 2u);
 }

@@ -59,7 +59,9 @@ TEST(serial_format, name_round_trips_every_format) {
             }
 }
 
-TEST(serial_format, default_is_8n1) { EXPECT_EQ(serial_format{}.name(), "8N1"); }
+TEST(serial_format, default_is_8n1) {
+    EXPECT_EQ(serial_format{}.name(), "8N1");
+}
 
 TEST(serial_format, bits_per_frame_counts_start_data_parity_stop) {
     EXPECT_EQ(serial_format::parse("8N1")->bits_per_frame(), 10u);

@@ -1,0 +1,37 @@
+#pragma once
+// The kernel-like API that sw-tasks are written against, so that a driver routine reads like the
+// kernel routine it models. Every call acts on the core running the task and costs time from its
+// timing profile; register accessors are TLM transactions.
+#include <cstdint>
+
+namespace uartvp::kapi {
+
+using iomem = std::uint64_t; // a bus address (Linux: void __iomem *)
+
+std::uint8_t readb(iomem addr);
+std::uint16_t readw(iomem addr);
+std::uint32_t readl(iomem addr);
+void writeb(std::uint8_t v, iomem addr);
+void writew(std::uint16_t v, iomem addr);
+void writel(std::uint32_t v, iomem addr);
+
+// A spin hint: a few CPU cycles; it does not sleep and does not give the CPU away.
+void cpu_relax();
+// Busy-wait in simulated time.
+void udelay(unsigned long us);
+void ndelay(unsigned long ns);
+
+// IRQ masking on the current core; flags hold the previous state.
+using irqflags = bool;
+void local_irq_save(irqflags& flags);
+void local_irq_restore(irqflags flags);
+
+struct spinlock {
+    bool locked = false;
+};
+void spin_lock(spinlock& lock);
+void spin_unlock(spinlock& lock);
+void spin_lock_irqsave(spinlock& lock, irqflags& flags);
+void spin_unlock_irqrestore(spinlock& lock, irqflags flags);
+
+} // namespace uartvp::kapi

@@ -1,0 +1,67 @@
+#include <uartvp/cpu/core.h>
+#include <uartvp/cpu/kernel.h>
+
+namespace uartvp::kapi {
+
+using cpu::core;
+
+std::uint8_t readb(iomem addr) {
+    return static_cast<std::uint8_t>(core::current().read(addr, 1));
+}
+std::uint16_t readw(iomem addr) {
+    return static_cast<std::uint16_t>(core::current().read(addr, 2));
+}
+std::uint32_t readl(iomem addr) {
+    return core::current().read(addr, 4);
+}
+void writeb(std::uint8_t v, iomem addr) {
+    core::current().write(addr, v, 1);
+}
+void writew(std::uint16_t v, iomem addr) {
+    core::current().write(addr, v, 2);
+}
+void writel(std::uint32_t v, iomem addr) {
+    core::current().write(addr, v, 4);
+}
+
+void cpu_relax() {
+    core& c = core::current();
+    c.count_relax();
+    c.spend_cycles(c.timing().cpu_relax_cycles);
+}
+
+void udelay(unsigned long us) {
+    core::current().spend(sc_core::sc_time(static_cast<double>(us), sc_core::SC_US));
+}
+void ndelay(unsigned long ns) {
+    core::current().spend(sc_core::sc_time(static_cast<double>(ns), sc_core::SC_NS));
+}
+
+void local_irq_save(irqflags& flags) {
+    flags = core::current().irq_disable();
+}
+void local_irq_restore(irqflags flags) {
+    core::current().irq_restore(flags);
+}
+
+void spin_lock(spinlock& lock) {
+    // One core runs one task at a time and tasks run to completion: the lock is always free here.
+    if (lock.locked) throw std::logic_error("spinlock taken twice on one core: deadlock");
+    lock.locked = true;
+}
+
+void spin_unlock(spinlock& lock) {
+    lock.locked = false;
+}
+
+void spin_lock_irqsave(spinlock& lock, irqflags& flags) {
+    local_irq_save(flags);
+    spin_lock(lock);
+}
+
+void spin_unlock_irqrestore(spinlock& lock, irqflags flags) {
+    spin_unlock(lock);
+    local_irq_restore(flags);
+}
+
+} // namespace uartvp::kapi

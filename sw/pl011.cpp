@@ -1,0 +1,106 @@
+#include "pl011.h"
+
+namespace uartvp::sw {
+
+using namespace kapi;
+
+void uart_console_write(uart_port& port, std::string_view s, putchar_fn putchar) {
+    for (char ch : s) {
+        if (ch == '\n') putchar(port, '\r');
+        putchar(port, static_cast<unsigned char>(ch));
+    }
+}
+
+// The full driver's accessors: 16-bit unless the port is 32-bit only.
+static std::uint32_t pl011_read(uart_port& port, std::uint32_t reg) {
+    return port.iotype32 ? readl(port.membase + reg) : readw(port.membase + reg);
+}
+static void pl011_write(std::uint32_t val, uart_port& port, std::uint32_t reg) {
+    if (port.iotype32)
+        writel(val, port.membase + reg);
+    else
+        writew(static_cast<std::uint16_t>(val), port.membase + reg);
+}
+
+// earlycon stores DR with an 8-bit write unless mmio32, and reads FR with 32-bit loads.
+static void pl011_early_write_dr(uart_port& port, unsigned char c) {
+    if (port.iotype32)
+        writel(c, port.membase + UART01x_DR);
+    else
+        writeb(c, port.membase + UART01x_DR);
+}
+
+void pl011_putc_v0(uart_port& port, unsigned char c) {
+    while (readl(port.membase + UART01x_FR) & UART01x_FR_TXFF)
+        cpu_relax();
+    pl011_early_write_dr(port, c);
+    while (readl(port.membase + UART01x_FR) & UART01x_FR_BUSY)
+        cpu_relax();
+}
+
+void pl011_putc_v1(uart_port& port, unsigned char c) {
+    while (readl(port.membase + UART01x_FR) & UART01x_FR_TXFF)
+        cpu_relax();
+    pl011_early_write_dr(port, c);
+}
+
+void qdf2400_e44_putc(uart_port& port, unsigned char c) {
+    while (readl(port.membase + UART01x_FR) & UART01x_FR_TXFF)
+        cpu_relax();
+    writel(c, port.membase + UART01x_DR);
+    while (!(readl(port.membase + UART01x_FR) & UART011_FR_TXFE))
+        cpu_relax();
+}
+
+void pl011_early_write_v0(uart_port& port, std::string_view s) {
+    uart_console_write(port, s, pl011_putc_v0);
+}
+void pl011_early_write_v1(uart_port& port, std::string_view s) {
+    uart_console_write(port, s, pl011_putc_v1);
+}
+
+void pl011_early_write_v2(uart_port& port, std::string_view s) {
+    uart_console_write(port, s, pl011_putc_v1);
+    while (readl(port.membase + UART01x_FR) & UART01x_FR_BUSY)
+        cpu_relax();
+}
+
+void qdf2400_e44_early_write(uart_port& port, std::string_view s) {
+    uart_console_write(port, s, qdf2400_e44_putc);
+}
+
+void pl011_console_putchar(uart_port& port, unsigned char c) {
+    while (pl011_read(port, UART01x_FR) & UART01x_FR_TXFF)
+        cpu_relax();
+    pl011_write(c, port, UART01x_DR);
+}
+
+void pl011_console_write(uart_port& port, std::string_view s) {
+    irqflags flags;
+    local_irq_save(flags);
+    spin_lock(port.lock);
+    // First save CR, then disable CTS flow control and make sure UART and transmitter are on.
+    const std::uint32_t old_cr = pl011_read(port, UART011_CR);
+    std::uint32_t new_cr = old_cr & ~UART011_CR_CTSEN;
+    new_cr |= UART01x_CR_UARTEN | UART011_CR_TXE;
+    pl011_write(new_cr, port, UART011_CR);
+
+    uart_console_write(port, s, pl011_console_putchar);
+
+    // Wait until everything has left the wire, then restore CR.
+    while (pl011_read(port, UART01x_FR) & UART01x_FR_BUSY)
+        cpu_relax();
+    pl011_write(old_cr, port, UART011_CR);
+    spin_unlock(port.lock);
+    local_irq_restore(flags);
+}
+
+void pl011_firmware_setup(uart_port& port, std::uint32_t ibrd, std::uint32_t fbrd, std::uint32_t lcrh) {
+    writel(0, port.membase + UART011_CR);
+    writel(ibrd, port.membase + UART011_IBRD);
+    writel(fbrd, port.membase + UART011_FBRD);
+    writel(lcrh | UART01x_LCRH_FEN, port.membase + UART011_LCRH); // latches IBRD and FBRD
+    writel(UART01x_CR_UARTEN | UART011_CR_TXE | UART011_CR_RXE, port.membase + UART011_CR);
+}
+
+} // namespace uartvp::sw

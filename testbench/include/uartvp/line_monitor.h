@@ -1,0 +1,74 @@
+#pragma once
+// Decodes a serial line like a real terminal, knowing nothing of the device that drives it.
+//
+// Idle is high. A falling edge starts a frame; the start bit is checked at its middle (a low glitch
+// shorter than half a bit is ignored), then every data, parity and stop bit is sampled at its middle:
+// bit k is sampled at start + round((k + 0.5) * 1e12 / baud) ps, each time computed from the start edge.
+// Sampling at bit middles tolerates a sender a few percent off the nominal baud rate. After the last
+// stop-bit sample the monitor hunts for the next falling edge at once (a fast sender's next start bit
+// may come before the nominal end of the frame). A frame whose every sample is low is a break: it is
+// reported once, then the monitor waits for the line to go high again.
+//
+// Event-driven: while the line is idle the monitor sleeps on its value-change event; it wakes once per
+// sample only inside a frame. Memory stays bounded: characters go to the on_char callback and into
+// counters; the decoded text is kept only after keep_text(true).
+#include "uartvp/serial_format.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <systemc>
+#include <vector>
+
+namespace uartvp {
+
+struct decoded_char {
+    std::uint8_t data = 0;      // the data bits only (a break gives 0)
+    sc_core::sc_time start;     // falling edge of the start bit
+    sc_core::sc_time end;       // nominal end of the last stop bit: start + bits_per_frame bit periods
+    bool framing_error = false; // a stop bit sampled low (also set on a break)
+    bool parity_error = false;  // parity bit wrong (never set on a break)
+    bool is_break = false;      // line low for the whole frame, stop bit(s) included
+};
+
+class line_monitor : public sc_core::sc_module {
+public:
+    sc_core::sc_in<bool> line;
+
+    line_monitor(sc_core::sc_module_name name, double baud, serial_format fmt);
+
+    // Takes effect at the next start bit (a frame in progress keeps the format it started with).
+    void set_format(double baud, serial_format fmt);
+    double baud() const { return m_baud; }
+    const serial_format& format() const { return m_fmt; }
+
+    // Called for every decoded character (and break), at the middle of its last stop bit.
+    void on_char(std::function<void(const decoded_char&)> cb) { m_callbacks.push_back(std::move(cb)); }
+
+    // Keep the decoded data bytes (breaks excluded) in text(); off by default so long runs stay bounded.
+    void keep_text(bool keep) { m_keep_text = keep; }
+    std::string text() const { return m_text; }
+    void clear_text() { m_text.clear(); }
+
+    std::uint64_t chars() const { return m_chars; } // characters decoded, breaks excluded
+    std::uint64_t framing_errors() const { return m_framing_errors; }
+    std::uint64_t parity_errors() const { return m_parity_errors; }
+    std::uint64_t breaks() const { return m_breaks; }
+    std::uint64_t false_starts() const { return m_false_starts; } // start bit high at its middle
+    // True between a start edge and the end of the frame's last sample.
+    bool busy() const { return m_busy; }
+
+private:
+    void run();
+    void emit(const decoded_char& c);
+
+    double m_baud;
+    serial_format m_fmt;
+    std::vector<std::function<void(const decoded_char&)>> m_callbacks;
+    bool m_keep_text = false;
+    std::string m_text;
+    std::uint64_t m_chars = 0, m_framing_errors = 0, m_parity_errors = 0, m_breaks = 0, m_false_starts = 0;
+    bool m_busy = false;
+};
+
+} // namespace uartvp

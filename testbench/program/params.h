@@ -1,0 +1,41 @@
+#pragma once
+// Run parameters: every knob a scenario's profile sets and `--set KEY=VALUE` may override, with its
+// parser and its check, declared once.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include <uartvp/serial_format.h>
+
+namespace uartvp::program {
+
+struct params {
+    // CPU side
+    std::uint64_t cpu_hz = 1'000'000'000;
+    double mmio_read_ns = 120; // one read of a UART register, as the core sees it
+    double mmio_write_ns = 60; // one write
+    unsigned relax_cycles = 4; // cpu_relax()
+    // device side
+    std::uint64_t uartclk_hz = 24'000'000;
+    std::uint64_t baud = 115200;
+    serial_format frame;
+    unsigned fifo_depth = 32;
+    std::uint64_t uart_base = 0x09000000;
+    // run
+    bool reset_after_write = false; // assert the UART's reset right after the last write returns
+
+    // Applies KEY=VALUE; returns an error message naming the problem, or nothing.
+    std::optional<std::string> set(const std::string& key, const std::string& value);
+    // Cross-checks (the divisor the rate needs must exist); an error message, or nothing.
+    std::optional<std::string> check() const;
+    nlohmann::json to_json() const;
+    static const std::map<std::string, std::string>& keys(); // key -> description
+};
+
+// IBRD and FBRD for the rate: UARTCLK / (16 * baud) = IBRD + FBRD/64, FBRD rounded.
+void pl011_divisor(std::uint64_t uartclk, std::uint64_t baud, std::uint32_t& ibrd, std::uint32_t& fbrd);
+
+} // namespace uartvp::program

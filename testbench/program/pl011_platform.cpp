@@ -1,0 +1,79 @@
+#include "pl011_platform.h"
+
+namespace uartvp::program {
+
+using namespace sc_core;
+
+cpu::timing_profile make_timing(const params& p) {
+    cpu::timing_profile t;
+    t.cpu_hz = p.cpu_hz;
+    t.cpu_relax_cycles = p.relax_cycles;
+    t.regions.push_back({"uart", p.uart_base, pl011::map_size, sc_time(p.mmio_read_ns, SC_NS),
+                         sc_time(p.mmio_write_ns, SC_NS)});
+    return t;
+}
+
+static pl011_config uart_config(const params& p) {
+    pl011_config c;
+    c.uartclk_hz = p.uartclk_hz;
+    c.fifo_depth = p.fifo_depth;
+    return c;
+}
+
+pl011_platform::pl011_platform(const sc_module_name& name, const params& p)
+    : sc_module(name)
+    , cpu0("cpu0", 0, make_timing(p))
+    , bus("bus")
+    , uart("uart0", uart_config(p))
+    , monitor("console", static_cast<double>(p.baud), p.frame)
+    , m_p(p) {
+    cpu0.bus.bind(bus.target);
+    bus.map(uart.bus, p.uart_base, pl011::map_size, "uart0");
+    uart.txd(txd);
+    uart.irq(irq);
+    uart.rxd(rxd);
+    uart.nreset(nreset);
+    monitor.line(txd);
+    sb.set_data_bits(p.frame.data_bits);
+    monitor.on_char([this](const decoded_char& c) {
+        // A frame the reset cut off is lost, whatever the monitor made of its remains.
+        if (m_reset_at && c.start < *m_reset_at && c.end > *m_reset_at) return;
+        if (c.is_break) return;
+        sb.observe(c.data, c.start);
+    });
+    SC_HAS_PROCESS(pl011_platform);
+    SC_METHOD(track);
+    sensitive << uart.tx_fifo_level << uart.busy;
+    dont_initialize();
+    SC_THREAD(supervise);
+}
+
+void pl011_platform::track() {
+    if (uart.tx_fifo_level.read() > m_tx_fifo_max) m_tx_fifo_max = uart.tx_fifo_level.read();
+    if (!uart.busy.read()) m_line_idle = sc_time_stamp();
+}
+
+void pl011_platform::reset_uart() {
+    cpu0.sync();
+    m_reset_at = sc_time_stamp();
+    nreset.write(false);
+}
+
+void pl011_platform::supervise() {
+    if (!cpu0.idle()) wait(cpu0.idle_event());
+    if (m_reset_at) {
+        wait(uart.clock().time_of(4));
+        nreset.write(true);
+    }
+    while (uart.busy.read())
+        wait(uart.busy.negedge_event());
+    // Let the monitor sample the last stop bit(s).
+    wait(sc_time((m_p.frame.stop_bits + 1.0) / static_cast<double>(m_p.baud), SC_SEC));
+    sc_stop();
+}
+
+void pl011_platform::run() {
+    sc_start();
+}
+
+} // namespace uartvp::program

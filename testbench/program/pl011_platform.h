@@ -1,0 +1,47 @@
+#pragma once
+// An SoC with one core and one PL011: core -> router -> PL011 -> TXD -> line monitor -> scoreboard.
+#include <optional>
+
+#include <uartvp/cpu/core.h>
+#include <uartvp/line_monitor.h>
+#include <uartvp/pl011.h>
+#include <uartvp/router.h>
+#include <uartvp/scoreboard.h>
+
+#include "params.h"
+
+namespace uartvp::program {
+
+class pl011_platform : public sc_core::sc_module {
+public:
+    sc_core::sc_signal<bool> txd{"txd", true}, irq{"irq", false}, rxd{"rxd", true};
+    // Asserted by a task (a reboot) and released by the platform.
+    sc_core::sc_signal<bool, sc_core::SC_MANY_WRITERS> nreset{"nreset", true};
+    cpu::core cpu0;
+    router bus;
+    pl011 uart;
+    line_monitor monitor;
+    scoreboard sb;
+
+    pl011_platform(const sc_core::sc_module_name& name, const params& p);
+
+    // Asserts the UART's reset now (a reboot); a frame on the line at that moment is cut off and lost.
+    void reset_uart();
+    // Runs until the tasks have finished and the line is idle.
+    void run();
+
+    unsigned tx_fifo_max() const { return m_tx_fifo_max; }
+    sc_core::sc_time line_idle_at() const { return m_line_idle; }
+
+private:
+    void track();
+    void supervise();
+    params m_p;
+    unsigned m_tx_fifo_max = 0;
+    sc_core::sc_time m_line_idle;
+    std::optional<sc_core::sc_time> m_reset_at;
+};
+
+cpu::timing_profile make_timing(const params& p);
+
+} // namespace uartvp::program

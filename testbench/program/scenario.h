@@ -1,0 +1,67 @@
+#pragma once
+// Scenarios: a platform, a workload and the driver routine under test, in named variants (before and
+// after a patch) and timing profiles. One run is one simulation, in its own process.
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "params.h"
+
+namespace uartvp::program {
+
+struct run_request {
+    std::string scenario, variant, profile;
+    params p;
+    std::vector<std::string> payload; // console writes, one per log line
+    std::string payload_source;       // "generated:N" or the file name
+    bool expect_loss = false;
+};
+
+struct run_result {
+    std::string scenario, variant, profile;
+    nlohmann::json params;
+    std::string payload_source;
+    std::uint64_t payload_lines = 0;
+    double sim_time_ns = 0;  // the routine's time: the boot task, start to return of the last write
+    double line_idle_ns = 0; // when the last stop bit left TXD, from the same start
+    double wall_s = 0;
+    std::uint64_t bytes_written = 0, bytes_on_line = 0;
+    std::uint64_t lost_bytes = 0, corrupted_bytes = 0, duplicated_bytes = 0, extra_bytes = 0;
+    std::uint64_t framing_errors = 0, parity_errors = 0;
+    nlohmann::json first_difference; // null when clean
+    std::uint64_t mmio_reads = 0, mmio_writes = 0, polls = 0;
+    double irq_off_max_ns = 0, irq_off_total_ns = 0;
+    unsigned tx_fifo_max = 0;
+    std::uint64_t rtl_cycles = 0, rtl_edges_evaluated = 0;
+    bool expect_loss = false;
+    bool clean() const { return lost_bytes + corrupted_bytes + duplicated_bytes + extra_bytes == 0; }
+    nlohmann::json to_json() const;
+};
+
+struct named {
+    std::string name, description;
+};
+
+struct profile_def {
+    std::string name, description;
+    std::function<void(params&)> apply;
+};
+
+struct scenario_def {
+    std::string name, description;
+    std::vector<named> variants; // the first is the baseline of `compare`
+    std::vector<profile_def> profiles;
+    std::string default_profile;
+    std::size_t default_payload_bytes;
+    std::function<run_result(const run_request&)> run;
+};
+
+const std::vector<scenario_def>& scenarios();
+const scenario_def* find_scenario(const std::string& name);
+
+constexpr int json_schema_version = 1;
+
+} // namespace uartvp::program

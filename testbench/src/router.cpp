@@ -1,0 +1,50 @@
+#include <uartvp/router.h>
+
+#include <stdexcept>
+
+namespace uartvp {
+
+router::router(const sc_core::sc_module_name& name)
+    : sc_module(name)
+    , target("target")
+    , initiator("initiator") {
+    target.register_b_transport(this, &router::b_transport);
+    target.register_transport_dbg(this, &router::transport_dbg);
+}
+
+void router::add(std::uint64_t base, std::uint64_t size, std::string name) {
+    for (const range& r : m_ranges)
+        if (base < r.base + r.size && r.base < base + size)
+            throw std::invalid_argument("router: " + name + " overlaps " + r.name);
+    m_ranges.push_back({base, size, std::move(name), static_cast<unsigned>(m_ranges.size())});
+}
+
+router::range* router::find(std::uint64_t addr) {
+    for (range& r : m_ranges)
+        if (addr >= r.base && addr - r.base < r.size) return &r;
+    return nullptr;
+}
+
+void router::b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay) {
+    const std::uint64_t addr = tx.get_address();
+    range* r = find(addr);
+    if (!r || addr - r->base + tx.get_data_length() > r->size) {
+        tx.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return;
+    }
+    tx.set_address(addr - r->base);
+    initiator[r->index]->b_transport(tx, delay);
+    tx.set_address(addr);
+}
+
+unsigned router::transport_dbg(tlm::tlm_generic_payload& tx) {
+    const std::uint64_t addr = tx.get_address();
+    range* r = find(addr);
+    if (!r) return 0;
+    tx.set_address(addr - r->base);
+    const unsigned n = initiator[r->index]->transport_dbg(tx);
+    tx.set_address(addr);
+    return n;
+}
+
+} // namespace uartvp

@@ -1,0 +1,165 @@
+// The instruction-stub CPU: access costs from the timing profile, time of each access at the device,
+// udelay and cpu_relax in simulated time, IRQs-off accounting, access widths, bus errors.
+#include <cstring>
+
+#include <gtest/gtest.h>
+
+#include <tlm_utils/simple_target_socket.h>
+#include <uartvp/cpu/core.h>
+#include <uartvp/cpu/kernel.h>
+
+#include "sim_main.h"
+
+using namespace uartvp;
+using namespace uartvp::kapi;
+using sc_core::SC_NS;
+using sc_core::sc_time;
+using sc_core::SC_US;
+
+namespace {
+
+// A register file that records when and how each access arrived, synchronising like a real target.
+struct probe_target : sc_core::sc_module {
+    tlm_utils::simple_target_socket<probe_target, 32> socket{"socket"};
+    struct access {
+        sc_time at;
+        bool write;
+        std::uint64_t addr;
+        unsigned size;
+        std::uint32_t data;
+    };
+    std::vector<access> log;
+    std::uint32_t value = 0x11223344;
+    explicit probe_target(sc_core::sc_module_name n)
+        : sc_module(n) {
+        socket.register_b_transport(this, &probe_target::b_transport);
+    }
+    void b_transport(tlm::tlm_generic_payload& tx, sc_time& d) {
+        wait(d);
+        d = sc_core::SC_ZERO_TIME;
+        if (tx.get_address() >= 0x100) {
+            tx.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+            return;
+        }
+        std::uint32_t v = 0;
+        std::memcpy(&v, tx.get_data_ptr(), tx.get_data_length());
+        if (tx.is_read()) std::memcpy(tx.get_data_ptr(), &value, tx.get_data_length());
+        log.push_back({sc_core::sc_time_stamp(), tx.is_write(), tx.get_address(), tx.get_data_length(), v});
+        tx.set_response_status(tlm::TLM_OK_RESPONSE);
+    }
+};
+
+cpu::timing_profile profile() {
+    cpu::timing_profile t;
+    t.cpu_hz = 1'000'000'000;
+    t.cpu_relax_cycles = 5;
+    t.regions.push_back({"dev", 0, 0x100, sc_time(100, SC_NS), sc_time(40, SC_NS)});
+    return t;
+}
+
+struct bench {
+    cpu::core core{"cpu0", 0, profile()};
+    probe_target dev{"dev"};
+    bench() { core.bus.bind(dev.socket); }
+};
+
+} // namespace
+
+TEST(CpuStub, AccessesArriveAtTheirIssueTimeAndCostTheirRegionsTime) {
+    UARTVP_SIM_TEST();
+    bench b;
+    b.core.add_task("t", [] {
+        writel(1, 0x10);   // at 0, costs 40 ns
+        (void)readl(0x14); // at 40, costs 100 ns
+        cpu_relax();       // 5 ns
+        udelay(2);         // 2000 ns
+        ndelay(15);
+        writeb(2, 0x18); // at 2160
+    });
+    sc_core::sc_start();
+    ASSERT_EQ(b.dev.log.size(), 3u);
+    EXPECT_EQ(b.dev.log[0].at, sc_time(0, SC_NS));
+    EXPECT_EQ(b.dev.log[1].at, sc_time(40, SC_NS));
+    EXPECT_EQ(b.dev.log[2].at, sc_time(40 + 100 + 5 + 2000 + 15, SC_NS));
+    const auto& t = b.core.tasks().at(0);
+    EXPECT_EQ(t.mmio_reads, 1u);
+    EXPECT_EQ(t.mmio_writes, 2u);
+    EXPECT_EQ(t.relax, 1u);
+    EXPECT_EQ(t.end - t.start, sc_time(2160 + 40, SC_NS));
+}
+
+TEST(CpuStub, AccessWidthsAndValues) {
+    UARTVP_SIM_TEST();
+    bench b;
+    std::uint32_t l = 0;
+    std::uint16_t w = 0;
+    std::uint8_t c = 0;
+    b.core.add_task("t", [&] {
+        l = readl(0x00);
+        w = readw(0x00);
+        c = readb(0x00);
+        writew(0xBEEF, 0x20);
+    });
+    sc_core::sc_start();
+    EXPECT_EQ(l, 0x11223344u);
+    EXPECT_EQ(w, 0x3344u);
+    EXPECT_EQ(c, 0x44u);
+    ASSERT_EQ(b.dev.log.size(), 4u);
+    EXPECT_EQ(b.dev.log[0].size, 4u);
+    EXPECT_EQ(b.dev.log[1].size, 2u);
+    EXPECT_EQ(b.dev.log[2].size, 1u);
+    EXPECT_EQ(b.dev.log[3].data, 0xBEEFu);
+}
+
+TEST(CpuStub, IrqsOffWindowsAreMeasured) {
+    UARTVP_SIM_TEST();
+    bench b;
+    b.core.add_task("t", [] {
+        irqflags f;
+        local_irq_save(f);
+        udelay(10);
+        local_irq_restore(f);
+        udelay(1);
+        spinlock lock;
+        spin_lock_irqsave(lock, f);
+        irqflags inner;
+        local_irq_save(inner); // nested: already off, the window goes on
+        udelay(30);
+        local_irq_restore(inner);
+        udelay(5);
+        spin_unlock_irqrestore(lock, f);
+    });
+    sc_core::sc_start();
+    const auto& s = b.core.stats();
+    EXPECT_EQ(s.irq_off_windows, 2u);
+    EXPECT_EQ(s.irq_off_max, sc_time(35, SC_US));
+    EXPECT_EQ(s.irq_off_total, sc_time(45, SC_US));
+    EXPECT_FALSE(b.core.irqs_off.read());
+}
+
+TEST(CpuStub, TasksRunInOrderToCompletion) {
+    UARTVP_SIM_TEST();
+    bench b;
+    std::vector<std::string> order;
+    b.core.add_task("first", [&] {
+        udelay(3);
+        order.push_back("first");
+    });
+    b.core.add_task("second", [&] { order.push_back("second"); });
+    sc_core::sc_start();
+    EXPECT_EQ(order, (std::vector<std::string>{"first", "second"}));
+    EXPECT_EQ(b.core.tasks()[1].start, sc_time(3, SC_US));
+    EXPECT_TRUE(b.core.idle());
+}
+
+TEST(CpuStub, BusErrorStopsTheTaskWithAMessage) {
+    UARTVP_SIM_TEST();
+    bench b;
+    b.core.add_task("t", [] { (void)readl(0x200); });
+    try {
+        sc_core::sc_start();
+        FAIL() << "a bus error must not pass silently";
+    } catch (const std::exception& e) {
+        EXPECT_NE(std::string(e.what()).find("0x200"), std::string::npos) << e.what();
+    }
+}
