@@ -9,6 +9,7 @@
 #include <string>
 
 #include <tlm_utils/simple_initiator_socket.h>
+#include <uartvp/line_monitor.h>
 #include <uartvp/pl011.h>
 
 struct cpu : sc_core::sc_module {
@@ -53,6 +54,9 @@ int sc_main(int, char**) {
     uartvp::pl011 uart("uart");
     cpu c("cpu");
     txd_counter mon("mon");
+    uartvp::line_monitor console("console", 115200, *uartvp::serial_format::parse("8N1"));
+    console.keep_text(true);
+    console.line(txd);
     c.socket.bind(uart.bus);
     uart.txd(txd);
     uart.irq(irq);
@@ -75,7 +79,7 @@ int sc_main(int, char**) {
     }
 
     sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_MS));
-    std::printf("counter=%u txd_edges=%u\n", unsigned(counter.count), mon.edges);
+    std::printf("counter=%u txd_edges=%u text=%s", unsigned(counter.count), mon.edges, console.text().c_str());
     // "ok\n" = 0x6F 0x6B 0x0A in 8N1 has 6 + 8 + 6 TXD edges.
-    return counter.count == 10 && mon.edges == 20 ? 0 : 1;
+    return counter.count == 10 && mon.edges == 20 && console.text() == "ok\n" ? 0 : 1;
 }
