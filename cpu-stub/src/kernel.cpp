@@ -24,6 +24,15 @@ void writel(std::uint32_t v, iomem addr) {
     core::current().write(addr, v, 4);
 }
 
+std::uint8_t inb(std::uint16_t port) {
+    core& c = core::current();
+    return static_cast<std::uint8_t>(c.read(c.timing().io_base + port, 1));
+}
+void outb(std::uint8_t v, std::uint16_t port) {
+    core& c = core::current();
+    c.write(c.timing().io_base + port, v, 1);
+}
+
 void cpu_relax() {
     core& c = core::current();
     c.count_relax();

@@ -111,6 +111,30 @@ TEST(CpuStub, AccessWidthsAndValues) {
     EXPECT_EQ(b.dev.log[3].data, 0xBEEFu);
 }
 
+TEST(CpuStub, PortIoGoesToTheIoSpaceOnTheBus) {
+    UARTVP_SIM_TEST();
+    cpu::timing_profile t = profile();
+    t.io_base = 0x80;
+    t.regions.push_back({"io", 0x80, 0x80, sc_time(1700, SC_NS), sc_time(1700, SC_NS)});
+    t.regions.erase(t.regions.begin()); // only the I/O range has a cost of its own
+    cpu::core core("cpu0", 0, t);
+    probe_target dev("dev");
+    core.bus.bind(dev.socket);
+    std::uint8_t v = 0;
+    core.add_task("t", [&] {
+        outb(0x41, 0x10);
+        v = inb(0x15);
+    });
+    sc_core::sc_start();
+    ASSERT_EQ(dev.log.size(), 2u);
+    EXPECT_EQ(dev.log[0].addr, 0x90u);
+    EXPECT_EQ(dev.log[0].size, 1u);
+    EXPECT_EQ(dev.log[0].data, 0x41u);
+    EXPECT_EQ(dev.log[1].addr, 0x95u);
+    EXPECT_EQ(dev.log[1].at, sc_time(1700, SC_NS)) << "a port access costs what the profile says";
+    EXPECT_EQ(v, 0x44u);
+}
+
 TEST(CpuStub, IrqsOffWindowsAreMeasured) {
     UARTVP_SIM_TEST();
     bench b;

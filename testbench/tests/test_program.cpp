@@ -1,64 +1,10 @@
 // The uartvp program as a user runs it: its answers to bad input (one line, exit code 2, no output file
 // left), its JSON, and the earlycon-pl011 scenario's outcomes (seed 000).
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdio>
-#include <fstream>
-#include <string>
-
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
-namespace {
+#include "program_runner.h"
 
-struct result {
-    int code;
-    std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-    std::ifstream f(path);
-    return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
-result uartvp(const std::string& args) {
-    char dir[] = "/tmp/uartvp-test-XXXXXX";
-    const std::string d = mkdtemp(dir);
-    const std::string cmd = std::string(UARTVP_BIN) + " " + args + " >" + d + "/out 2>" + d + "/err";
-    const int st = std::system(cmd.c_str());
-    result r{WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(d + "/out"), slurp(d + "/err")};
-    std::remove((d + "/out").c_str());
-    std::remove((d + "/err").c_str());
-    rmdir(d.c_str());
-    return r;
-}
-
-nlohmann::json run_json(const std::string& args, int expect_code = 0) {
-    char tmpl[] = "/tmp/uartvp-json-XXXXXX";
-    const int fd = mkstemp(tmpl);
-    close(fd);
-    const result r = uartvp("run earlycon-pl011 " + args + " --json " + tmpl);
-    EXPECT_EQ(r.code, expect_code) << r.err;
-    nlohmann::json j;
-    std::ifstream(tmpl) >> j;
-    std::remove(tmpl);
-    return j;
-}
-
-int lines(const std::string& s) {
-    return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
-}
-
-void expect_usage_error(const std::string& args, const std::string& names) {
-    const result r = uartvp(args);
-    EXPECT_EQ(r.code, 2) << args;
-    EXPECT_EQ(lines(r.err), 1) << args << ": " << r.err;
-    EXPECT_NE(r.err.find(names), std::string::npos) << args << ": " << r.err;
-    EXPECT_EQ(r.err.find("SystemC"), std::string::npos) << "no SystemC banner: " << r.err;
-}
-
-} // namespace
+using namespace uartvp::test;
 
 TEST(Program, BadInputGetsOneLineAndExitCode2) {
     expect_usage_error("run no-such-scenario", "no-such-scenario");
@@ -79,26 +25,26 @@ TEST(Program, BadInputGetsOneLineAndExitCode2) {
 }
 
 TEST(Program, UnwritableOutputIsRefusedBeforeRunningAndLeavesNothing) {
-    const result r = uartvp("run earlycon-pl011 --payload-bytes 100 --json /nonexistent-dir/out.json");
+    const result r = run_uartvp("run earlycon-pl011 --payload-bytes 100 --json /nonexistent-dir/out.json");
     EXPECT_EQ(r.code, 2);
     EXPECT_NE(r.err.find("/nonexistent-dir/out.json"), std::string::npos) << r.err;
     EXPECT_TRUE(r.out.empty()) << "nothing was run";
     // A bad input after a good --json path leaves no file behind either.
     const std::string path = "/tmp/uartvp-test-never-written.json";
     std::remove(path.c_str());
-    const result r2 = uartvp("run earlycon-pl011 --set baud=x --json " + path);
+    const result r2 = run_uartvp("run earlycon-pl011 --set baud=x --json " + path);
     EXPECT_EQ(r2.code, 2);
     EXPECT_FALSE(std::ifstream(path).good());
 }
 
 TEST(Program, HelpListAndVersion) {
-    const result h = uartvp("--help");
+    const result h = run_uartvp("--help");
     EXPECT_EQ(h.code, 0);
     EXPECT_NE(h.out.find("Exit codes"), std::string::npos);
-    const result v = uartvp("--version");
+    const result v = run_uartvp("--version");
     EXPECT_EQ(v.code, 0);
     EXPECT_NE(v.out.find("uartvp "), std::string::npos);
-    const result l = uartvp("list");
+    const result l = run_uartvp("list");
     EXPECT_EQ(l.code, 0);
     for (const char* w : {"earlycon-pl011", "v0", "v1", "v2", "qdf2400-e44", "console", "hw", "vm", "baud"})
         EXPECT_NE(l.out.find(w), std::string::npos) << w;
@@ -106,7 +52,8 @@ TEST(Program, HelpListAndVersion) {
 }
 
 TEST(Program, JsonCarriesTheSchemaAndEveryParameter) {
-    const nlohmann::json j = run_json("--variant v1 --payload-bytes 300 --set frame=7E1 --set baud=230400");
+    const nlohmann::json j =
+        run_json("earlycon-pl011", "--variant v1 --payload-bytes 300 --set frame=7E1 --set baud=230400");
     EXPECT_EQ(j["schema_version"], 1);
     for (const char* k : {"scenario", "variant", "profile", "sim_time_ns", "wall_s", "bytes_written",
                           "bytes_on_line", "lost_bytes", "corrupted_bytes", "mmio_reads", "mmio_writes",
@@ -121,9 +68,9 @@ TEST(Program, JsonCarriesTheSchemaAndEveryParameter) {
 
 // Seed 000 in the VMM: v0 pays one more trapped read per byte than v1; v2 one per console write.
 TEST(Program, EarlyconVmV0PaysOneMoreTrappedReadPerByte) {
-    const nlohmann::json v0 = run_json("--variant v0 --profile vm --payload-bytes 5000");
-    const nlohmann::json v1 = run_json("--variant v1 --profile vm --payload-bytes 5000");
-    const nlohmann::json v2 = run_json("--variant v2 --profile vm --payload-bytes 5000");
+    const nlohmann::json v0 = run_json("earlycon-pl011", "--variant v0 --profile vm --payload-bytes 5000");
+    const nlohmann::json v1 = run_json("earlycon-pl011", "--variant v1 --profile vm --payload-bytes 5000");
+    const nlohmann::json v2 = run_json("earlycon-pl011", "--variant v2 --profile vm --payload-bytes 5000");
     const auto n = v0["bytes_written"].get<std::uint64_t>();
     EXPECT_EQ(v0["mmio_reads"].get<std::uint64_t>() - v1["mmio_reads"].get<std::uint64_t>(), n);
     EXPECT_EQ(v2["mmio_reads"].get<std::uint64_t>() - v1["mmio_reads"].get<std::uint64_t>(),
@@ -139,9 +86,10 @@ TEST(Program, EarlyconVmV0PaysOneMoreTrappedReadPerByte) {
 
 // On an SoC the per-byte BUSY wait keeps the FIFO at one entry; without it the FIFO fills up.
 TEST(Program, EarlyconHwFifoHighWaterMarks) {
-    const nlohmann::json v0 = run_json("--variant v0 --payload-bytes 400");
-    const nlohmann::json v1 = run_json("--variant v1 --payload-bytes 400");
-    const nlohmann::json v2 = run_json("--variant v2 --payload-bytes 400 --set fifo_depth=16");
+    const nlohmann::json v0 = run_json("earlycon-pl011", "--variant v0 --payload-bytes 400");
+    const nlohmann::json v1 = run_json("earlycon-pl011", "--variant v1 --payload-bytes 400");
+    const nlohmann::json v2 =
+        run_json("earlycon-pl011", "--variant v2 --payload-bytes 400 --set fifo_depth=16");
     EXPECT_EQ(v0["tx_fifo_max"], 1);
     EXPECT_EQ(v1["tx_fifo_max"], 32);
     EXPECT_EQ(v2["tx_fifo_max"], 16);
@@ -152,21 +100,23 @@ TEST(Program, EarlyconHwFifoHighWaterMarks) {
 
 // The flush guarantee: a reset right after the last write returns loses v1's queued tail, none of v2's.
 TEST(Program, EarlyconResetAfterLastWriteLosesTheTailOfV1Only) {
-    const nlohmann::json v1 = run_json("--variant v1 --payload-bytes 600 --set reset_after_write=1", 1);
+    const nlohmann::json v1 =
+        run_json("earlycon-pl011", "--variant v1 --payload-bytes 600 --set reset_after_write=1", 1);
     EXPECT_GT(v1["lost_bytes"].get<int>(), 1);
     EXPECT_LE(v1["lost_bytes"].get<int>(), 33) << "at most the FIFO and the shift register";
     EXPECT_EQ(v1["first_difference"]["kind"], "lost");
     EXPECT_EQ(v1["outcome"], "difference");
-    const nlohmann::json v2 = run_json("--variant v2 --payload-bytes 600 --set reset_after_write=1");
+    const nlohmann::json v2 =
+        run_json("earlycon-pl011", "--variant v2 --payload-bytes 600 --set reset_after_write=1");
     EXPECT_EQ(v2["lost_bytes"], 0);
     // Told to expect the loss, v1 exits 0.
-    const nlohmann::json v1e =
-        run_json("--variant v1 --payload-bytes 600 --set reset_after_write=1 --expect-loss");
+    const nlohmann::json v1e = run_json(
+        "earlycon-pl011", "--variant v1 --payload-bytes 600 --set reset_after_write=1 --expect-loss");
     EXPECT_EQ(v1e["outcome"], "expected-loss");
 }
 
 TEST(Program, CompareRunsEveryVariantWithRatiosToTheFirst) {
-    const result r = uartvp("compare earlycon-pl011 --profile vm --payload-bytes 2000");
+    const result r = run_uartvp("compare earlycon-pl011 --profile vm --payload-bytes 2000");
     EXPECT_EQ(r.code, 0) << r.err;
     for (const char* v : {"v0", "v1", "v2", "qdf2400-e44", "console"})
         EXPECT_NE(r.out.find(v), std::string::npos) << v;

@@ -15,6 +15,10 @@ void writeb(std::uint8_t v, iomem addr);
 void writew(std::uint16_t v, iomem addr);
 void writel(std::uint32_t v, iomem addr);
 
+// x86 port I/O: the core's I/O space sits on the bus at the timing profile's `io_base`.
+std::uint8_t inb(std::uint16_t port);
+void outb(std::uint8_t v, std::uint16_t port);
+
 // A spin hint: a few CPU cycles; it does not sleep and does not give the CPU away.
 void cpu_relax();
 // Busy-wait in simulated time.

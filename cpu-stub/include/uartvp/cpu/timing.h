@@ -21,6 +21,8 @@ struct timing_profile {
     unsigned cpu_relax_cycles = 4; // arm64 `yield`, x86 `pause`: a few cycles, no scheduling
     unsigned call_cycles = 0;      // cost of the C code around each access, if a profile wants it
     std::vector<region_cost> regions;
+    // Where port I/O (inb/outb) appears on the bus: port p is bus address io_base + p.
+    std::uint64_t io_base = 0x1'0000'0000ull;
     region_cost fallback{"other", 0, 0, sc_core::sc_time(100, sc_core::SC_NS),
                          sc_core::sc_time(50, sc_core::SC_NS)};
 
