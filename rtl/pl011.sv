@@ -8,9 +8,11 @@
 // Besides the PrimeCell's own ports, the module exposes what a simulator needs to skip time exactly:
 // how many edges until the next Baud16 enable (`b16_wait`), the fractional accumulator and the latched
 // divisor (`b16_acc`, `baud_div`), how many Baud16 enables until one that can change an output
-// (`ev_ticks`), whether the input synchronisers have settled (`synced`) and further edges change nothing
-// (`quiet`), and `fast_fwd`, which lets one edge count
-// as several edges of the Baud16 divider when no enable falls among them.
+// (`ev_ticks`) or a register's value (`reg_ticks`), whether the input synchronisers have settled
+// (`synced`) and further edges change nothing (`quiet`); and two inputs that let one edge stand for
+// many: `fast_fwd` counts it as several edges of the Baud16 divider when no enable falls among them;
+// `skip_ticks` = k makes it the k-th Baud16 enable from now, valid when the k-1 before it only count
+// into the current bit (k <= `ev_ticks`).
 module pl011 #(
     parameter int FIFO_DEPTH = 32  // 32 in r1p5; 16 in earlier revisions
 ) (
@@ -43,10 +45,12 @@ module pl011 #(
     output logic [8:0]  flags,     // the FR register
     // exact time skipping
     input  logic [16:0] fast_fwd,
+    input  logic [4:0]  skip_ticks, // k > 0: this edge is the k-th Baud16 enable from now
     output logic [16:0] b16_wait,
     output logic [5:0]  b16_acc,
     output logic [21:0] baud_div,  // {IBRD, FBRD} in effect
     output logic [4:0]  ev_ticks,
+    output logic [7:0]  reg_ticks, // Baud16 enables until one that can change a register's value
     output logic        synced,    // the input synchronisers hold the inputs' values
     output logic        quiet
 );
@@ -129,14 +133,19 @@ module pl011 #(
     logic [5:0] acc;
     wire tx_can_start = cr[UARTEN] && cr[TXE] && !tx_empty && !lcrh[BRK] && (!cr[CTSEN] || cts);
     wire run = (tx_active || tx_can_start) && ibrd_l != 0;
-    wire baud16 = run && b16_cnt == 17'd1;
-    wire [6:0] acc_sum = {1'b0, acc} + {1'b0, fbrd_l};
+    wire baud16 = run && (b16_cnt == 17'd1 || skip_ticks != 0);
+    // `nt` enables at once: the accumulator takes nt * FBRD; the next period carries if the last of
+    // those additions carried.
+    wire [4:0] nt = skip_ticks == 0 ? 5'd1 : skip_ticks;
+    wire [10:0] acc_sum = {5'b0, acc} + 11'(nt) * {5'b0, fbrd_l};
+    wire [4:0] hi_before_last = 5'((acc_sum - {5'b0, fbrd_l}) >> 6);
+    wire last_carry = acc_sum[10:6] != hi_before_last;
     always_ff @(posedge clk) begin
         if (!rst_n || !run) begin
             b16_cnt <= {1'b0, ibrd_l};
             acc <= '0;
         end else if (baud16) begin
-            b16_cnt <= {1'b0, ibrd_l} + {16'b0, acc_sum[6]};
+            b16_cnt <= {1'b0, ibrd_l} + {16'b0, last_carry};
             acc <= acc_sum[5:0];
         end else begin
             b16_cnt <= b16_cnt - (fast_fwd == 0 ? 17'd1 : fast_fwd);
@@ -163,7 +172,9 @@ module pl011 #(
         if (lcrh[PEN]) tx_frame[n_data+1] = tx_parity;
     end
     wire [3:0] tx_nbits = 4'd7 + {2'b0, wlen} + {3'b0, lcrh[PEN]} + {3'b0, lcrh[STP2]};
-    wire tx_bit_end = baud16 && tx_active && tx_tick == 4'd15;
+    // The enable this edge stands for is the nt-th: the ones before it only counted into the bit.
+    wire [3:0] tick_now = tx_tick + 4'(nt - 5'd1);
+    wire tx_bit_end = baud16 && tx_active && tick_now == 4'd15;
     wire tx_char_end = tx_bit_end && tx_left == 0;
     wire tx_start = baud16 && tx_can_start && (!tx_active || tx_char_end);
     assign tx_pop = tx_start;
@@ -190,7 +201,7 @@ module pl011 #(
             tx_left <= tx_left - 4'd1;
             tx_tick <= '0;
         end else if (baud16 && tx_active) begin
-            tx_tick <= tx_tick + 4'd1;
+            tx_tick <= tick_now + 4'd1;
         end
     end
     // BRK drives the line low once the character in progress has finished.
@@ -308,6 +319,9 @@ module pl011 #(
     assign baud_div = {ibrd_l, fbrd_l};
     // TXD, the flags, the levels and the TX interrupt change only where a bit ends or a character starts.
     assign ev_ticks = !run ? 5'd0 : tx_active ? 5'd16 - {1'b0, tx_tick} : 5'd1;
+    // Registers (FR, RIS, the levels) change only where a character starts or ends.
+    assign reg_ticks = !run ? 8'd0 : tx_active ? {3'b0, ev_ticks} + {tx_left, 4'b0} : 8'd1;
     assign synced = in_s1 == in_raw && in_s2 == in_s1;
-    assign quiet = !run && synced && rst_n;
+    // Quiet also needs the divider at its rest state, which the first idle edge restores.
+    assign quiet = !run && synced && rst_n && acc == 0 && b16_cnt == {1'b0, ibrd_l};
 endmodule

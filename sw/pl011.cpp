@@ -4,6 +4,9 @@ namespace uartvp::sw {
 
 using namespace kapi;
 
+// Polling loops are written `spin_while(readl, addr, cond)`: the kernel's
+// `while (cond(readl(addr))) cpu_relax();` as one operation of the CPU stub (see kapi::spin_while).
+
 void uart_console_write(uart_port& port, std::string_view s, putchar_fn putchar) {
     for (char ch : s) {
         if (ch == '\n') putchar(port, '\r');
@@ -22,6 +25,14 @@ static void pl011_write(std::uint32_t val, uart_port& port, std::uint32_t reg) {
         writew(static_cast<std::uint16_t>(val), port.membase + reg);
 }
 
+// while (keep(pl011_read(port, REG_FR))) cpu_relax();
+static void pl011_spin_while_fr(uart_port& port, const std::function<bool(std::uint32_t)>& keep) {
+    if (port.iotype32)
+        spin_while(readl, port.membase + UART01x_FR, keep);
+    else
+        spin_while(readw, port.membase + UART01x_FR, keep);
+}
+
 // earlycon stores DR with an 8-bit write unless mmio32, and reads FR with 32-bit loads.
 static void pl011_early_write_dr(uart_port& port, unsigned char c) {
     if (port.iotype32)
@@ -31,25 +42,20 @@ static void pl011_early_write_dr(uart_port& port, unsigned char c) {
 }
 
 void pl011_putc_v0(uart_port& port, unsigned char c) {
-    while (readl(port.membase + UART01x_FR) & UART01x_FR_TXFF)
-        cpu_relax();
+    spin_while(readl, port.membase + UART01x_FR, [](std::uint32_t fr) { return fr & UART01x_FR_TXFF; });
     pl011_early_write_dr(port, c);
-    while (readl(port.membase + UART01x_FR) & UART01x_FR_BUSY)
-        cpu_relax();
+    spin_while(readl, port.membase + UART01x_FR, [](std::uint32_t fr) { return fr & UART01x_FR_BUSY; });
 }
 
 void pl011_putc_v1(uart_port& port, unsigned char c) {
-    while (readl(port.membase + UART01x_FR) & UART01x_FR_TXFF)
-        cpu_relax();
+    spin_while(readl, port.membase + UART01x_FR, [](std::uint32_t fr) { return fr & UART01x_FR_TXFF; });
     pl011_early_write_dr(port, c);
 }
 
 void qdf2400_e44_putc(uart_port& port, unsigned char c) {
-    while (readl(port.membase + UART01x_FR) & UART01x_FR_TXFF)
-        cpu_relax();
+    spin_while(readl, port.membase + UART01x_FR, [](std::uint32_t fr) { return fr & UART01x_FR_TXFF; });
     writel(c, port.membase + UART01x_DR);
-    while (!(readl(port.membase + UART01x_FR) & UART011_FR_TXFE))
-        cpu_relax();
+    spin_while(readl, port.membase + UART01x_FR, [](std::uint32_t fr) { return !(fr & UART011_FR_TXFE); });
 }
 
 void pl011_early_write_v0(uart_port& port, std::string_view s) {
@@ -61,8 +67,7 @@ void pl011_early_write_v1(uart_port& port, std::string_view s) {
 
 void pl011_early_write_v2(uart_port& port, std::string_view s) {
     uart_console_write(port, s, pl011_putc_v1);
-    while (readl(port.membase + UART01x_FR) & UART01x_FR_BUSY)
-        cpu_relax();
+    spin_while(readl, port.membase + UART01x_FR, [](std::uint32_t fr) { return fr & UART01x_FR_BUSY; });
 }
 
 void qdf2400_e44_early_write(uart_port& port, std::string_view s) {
@@ -70,8 +75,7 @@ void qdf2400_e44_early_write(uart_port& port, std::string_view s) {
 }
 
 void pl011_console_putchar(uart_port& port, unsigned char c) {
-    while (pl011_read(port, UART01x_FR) & UART01x_FR_TXFF)
-        cpu_relax();
+    pl011_spin_while_fr(port, [](std::uint32_t fr) { return fr & UART01x_FR_TXFF; });
     pl011_write(c, port, UART01x_DR);
 }
 
@@ -88,8 +92,7 @@ void pl011_console_write(uart_port& port, std::string_view s) {
     uart_console_write(port, s, pl011_console_putchar);
 
     // Wait until everything has left the wire, then restore CR.
-    while (pl011_read(port, UART01x_FR) & UART01x_FR_BUSY)
-        cpu_relax();
+    pl011_spin_while_fr(port, [](std::uint32_t fr) { return fr & UART01x_FR_BUSY; });
     pl011_write(old_cr, port, UART011_CR);
     spin_unlock(port.lock);
     local_irq_restore(flags);

@@ -34,12 +34,13 @@ void core::add_task(std::string name, std::function<void()> body) {
 }
 
 void core::sync() {
-    if (m_local != SC_ZERO_TIME) {
-        const sc_time t = m_local;
-        m_local = SC_ZERO_TIME;
-        wait(t);
-    }
+    if (m_time > sc_time_stamp()) wait(m_time - sc_time_stamp());
     g_current = this;
+}
+
+void core::relax() {
+    ++m_task->relax;
+    m_time += m_timing.cycles(m_timing.cpu_relax_cycles);
 }
 
 void core::run() {
@@ -59,13 +60,14 @@ void core::run() {
     m_idle.notify(SC_ZERO_TIME);
 }
 
-void core::transport(tlm::tlm_generic_payload& tx) {
+bool core::transport(tlm::tlm_generic_payload& tx) {
     const std::uint64_t addr = tx.get_address();
     const region_cost& cost = m_timing.cost_for(addr);
-    const sc_time issued = local_time();
+    const sc_time issued = m_time;
     const sc_time done_by_cost =
         issued + m_timing.cycles(m_timing.call_cycles) + (tx.is_read() ? cost.read : cost.write);
-    sc_time delay = m_local;
+    sc_time delay = issued - sc_time_stamp();
+    ++m_transactions;
     bus->b_transport(tx, delay);
     g_current = this; // the target may have waited
     if (!tx.is_response_ok()) {
@@ -74,11 +76,14 @@ void core::transport(tlm::tlm_generic_payload& tx) {
             << " bytes at 0x" << std::hex << addr << ": " << tx.get_response_string();
         throw bus_error(msg.str());
     }
-    const sc_time done = std::max(done_by_cost, sc_time_stamp() + delay);
-    m_local = done - sc_time_stamp();
+    const sc_time by_target = sc_time_stamp() + delay;
+    m_time = std::max(done_by_cost, by_target);
+    return by_target > done_by_cost;
 }
 
-std::uint32_t core::read(std::uint64_t addr, unsigned size) {
+std::uint32_t core::read(std::uint64_t addr, unsigned size) { return read(addr, size, nullptr, nullptr); }
+
+std::uint32_t core::read(std::uint64_t addr, unsigned size, read_promise* promise, bool* target_bound) {
     std::uint32_t v = 0;
     tlm::tlm_generic_payload tx;
     tx.set_command(tlm::TLM_READ_COMMAND);
@@ -87,9 +92,52 @@ std::uint32_t core::read(std::uint64_t addr, unsigned size) {
     tx.set_data_length(size);
     tx.set_streaming_width(size);
     tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    transport(tx);
+    if (promise) tx.set_extension(promise);
+    try {
+        const bool bound = transport(tx);
+        if (target_bound) *target_bound = bound;
+    } catch (...) {
+        if (promise) tx.clear_extension(promise);
+        throw;
+    }
+    if (promise) tx.clear_extension(promise); // it lives on our stack, not the payload's
     if (m_task) ++m_task->mmio_reads;
     return v;
+}
+
+std::uint32_t core::spin_read_while(std::uint64_t addr, unsigned size,
+                                    const std::function<bool(std::uint32_t)>& keep) {
+    const sc_time per = m_timing.cycles(m_timing.call_cycles) + m_timing.cost_for(addr).read +
+                        m_timing.cycles(m_timing.cpu_relax_cycles);
+    for (;;) {
+        read_promise promise;
+        bool target_bound = false;
+        const std::uint32_t v = read(addr, size, m_collapse ? &promise : nullptr, &target_bound);
+        if (!keep(v)) return v;
+        relax();
+        // The literal loop reads again at m_time, m_time + per, ...; every read issued before
+        // `until` returns v, so keeps spinning. Count them, after waiting in SystemC time for the
+        // last of them (or for the promise to break: then only those issued until then count).
+        if (!promise.valid || target_bound || m_time >= promise.until || per == SC_ZERO_TIME) continue;
+        std::uint64_t n = 0;
+        const std::uint64_t p = per.value(), start = m_time.value();
+        if (promise.until == sc_max_time()) {
+            wait(*promise.broken); // the value never changes by itself: only a write or input can
+            n = (sc_time_stamp().value() - start) / p + 1;
+        } else {
+            n = (promise.until.value() - start + p - 1) / p;
+            const sc_time last = sc_time::from_value(start + (n - 1) * p);
+            if (last > sc_time_stamp()) wait(last - sc_time_stamp(), *promise.broken);
+            if (sc_time_stamp() < last) {
+                const std::uint64_t t = sc_time_stamp().value();
+                n = t >= start ? (t - start) / p + 1 : 0;
+            }
+        }
+        g_current = this;
+        m_time = sc_time::from_value(start + n * p);
+        m_task->mmio_reads += n;
+        m_task->relax += n;
+    }
 }
 
 void core::write(std::uint64_t addr, std::uint32_t value, unsigned size) {
@@ -100,7 +148,7 @@ void core::write(std::uint64_t addr, std::uint32_t value, unsigned size) {
     tx.set_data_length(size);
     tx.set_streaming_width(size);
     tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    transport(tx);
+    (void)transport(tx);
     if (m_task) ++m_task->mmio_writes;
 }
 

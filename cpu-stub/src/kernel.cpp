@@ -33,10 +33,16 @@ void outb(std::uint8_t v, std::uint16_t port) {
     c.write(c.timing().io_base + port, v, 1);
 }
 
-void cpu_relax() {
-    core& c = core::current();
-    c.count_relax();
-    c.spend_cycles(c.timing().cpu_relax_cycles);
+void cpu_relax() { core::current().relax(); }
+
+std::uint32_t spin_while(std::uint32_t (*)(iomem), iomem addr, const std::function<bool(std::uint32_t)>& keep) {
+    return core::current().spin_read_while(addr, 4, keep);
+}
+std::uint16_t spin_while(std::uint16_t (*)(iomem), iomem addr, const std::function<bool(std::uint32_t)>& keep) {
+    return static_cast<std::uint16_t>(core::current().spin_read_while(addr, 2, keep));
+}
+std::uint8_t spin_while(std::uint8_t (*)(iomem), iomem addr, const std::function<bool(std::uint32_t)>& keep) {
+    return static_cast<std::uint8_t>(core::current().spin_read_while(addr, 1, keep));
 }
 
 void udelay(unsigned long us) {

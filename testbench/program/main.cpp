@@ -69,6 +69,7 @@ struct run_options {
     std::string scenario, variant, profile, payload_file, json;
     std::size_t payload_bytes = 0;
     std::vector<std::string> sets;
+    std::string mode = "fast";
     bool expect_loss = false;
 };
 
@@ -98,6 +99,7 @@ run_request make_request(const run_options& o, bool need_variant) {
         if (auto err = rq.p.set(kv.substr(0, eq), kv.substr(eq + 1))) throw usage_error(*err);
     }
     if (auto err = rq.p.check()) throw usage_error(*err);
+    rq.p.reference = o.mode == "reference";
     if (!o.payload_file.empty()) {
         std::ifstream f(o.payload_file, std::ios::binary);
         struct stat st {};
@@ -174,6 +176,7 @@ int cmd_compare(const run_options& o, const std::string& self) {
         if (o.payload_bytes) args.insert(args.end(), {"--payload-bytes", std::to_string(o.payload_bytes)});
         for (const std::string& kv : o.sets)
             args.insert(args.end(), {"--set", kv});
+        args.insert(args.end(), {"--mode", o.mode});
         if (o.expect_loss) args.push_back("--expect-loss");
         std::fflush(stdout);
         const pid_t pid = fork();
@@ -271,6 +274,10 @@ int main(int argc, char** argv) {
         c->add_option("--json", o.json, "write the results as JSON to this file");
         c->add_flag("--expect-loss", o.expect_loss,
                     "the scenario expects lost bytes: they do not fail the run");
+        c->add_option("--mode", o.mode,
+                      "fast (default): polling loops collapsed, idle UART cycles skipped; reference: every "
+                      "poll a transaction, the RTL clocked through every cycle (same results, slower)")
+            ->check(CLI::IsMember({"fast", "reference"}));
     };
     auto* list = app.add_subcommand("list", "list scenarios with their variants and profiles");
     auto* run = app.add_subcommand("run", "run one scenario variant");

@@ -114,6 +114,7 @@ nlohmann::json params::to_json() const {
             {"uart_base", uart_base},
             {"ibrd", ibrd},
             {"fbrd", fbrd},
+            {"mode", reference ? "reference" : "fast"},
             {"reset_after_write", reset_after_write}};
 }
 

@@ -25,6 +25,7 @@ struct params {
     unsigned fifo_depth = 32;
     std::uint64_t uart_base = 0x09000000;
     // run
+    bool reference = false;         // reference mode: every poll a transaction, the RTL clocked every cycle
     bool reset_after_write = false; // assert the UART's reset right after the last write returns
 
     // Applies KEY=VALUE; returns an error message naming the problem, or nothing.

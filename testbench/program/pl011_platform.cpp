@@ -17,6 +17,7 @@ static pl011_config uart_config(const params& p) {
     pl011_config c;
     c.uartclk_hz = p.uartclk_hz;
     c.fifo_depth = p.fifo_depth;
+    c.clock_every_cycle = p.reference;
     return c;
 }
 
@@ -27,6 +28,7 @@ pl011_platform::pl011_platform(const sc_module_name& name, const params& p)
     , uart("uart0", uart_config(p))
     , monitor("console", static_cast<double>(p.baud), p.frame)
     , m_p(p) {
+    cpu0.set_collapse_polls(!p.reference);
     cpu0.bus.bind(bus.target);
     bus.map(uart.bus, p.uart_base, pl011::map_size, "uart0");
     uart.txd(txd);

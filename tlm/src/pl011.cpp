@@ -4,6 +4,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include <uartvp/read_promise.h>
+
 #include "pl011_core.h"
 #include "tlm_access.h"
 
@@ -19,6 +21,7 @@ struct pl011::impl {
     // Outputs of an edge that a bus access ran through before the thread could show them.
     std::optional<detail::pl011_outputs> passed;
     std::uint64_t shown = 0; // the cycle whose outputs the ports show (or will, from `passed`)
+    sc_event promise_broken; // a bus write or an input change: earlier read promises may not hold
 };
 
 namespace {
@@ -95,6 +98,7 @@ void pl011::sample_inputs() {
     in.ndcd = v_dcd;
     in.nri = v_ri;
     m_impl->core.settle();
+    m_impl->promise_broken.notify();
 }
 
 void pl011::drive_outputs(const detail::pl011_outputs& o) {
@@ -166,13 +170,26 @@ void pl011::b_transport(tlm::tlm_generic_payload& tx, sc_time& delay) {
         m_impl->shown = core.cycle();
     }
     std::uint32_t data = a.write ? detail::lanes_from_payload(tx, a) : 0;
-    const detail::bus_result r = core.access(at, a.write, static_cast<std::uint16_t>(a.word), a.strb, data);
+    // A read of anything but DR (which pops the RX FIFO) can be promised to hold until the next edge
+    // at which a register may change.
+    read_promise* promise = nullptr;
+    if (!a.write && a.word != 0) tx.get_extension(promise);
+    std::uint64_t stable_until = 0;
+    const detail::bus_result r = core.access(at, a.write, static_cast<std::uint16_t>(a.word), a.strb, data,
+                                             promise ? &stable_until : nullptr);
     if (r != detail::bus_result::ok) {
         tx.set_response_status(r == detail::bus_result::address_error ? tlm::TLM_ADDRESS_ERROR_RESPONSE
                                                                       : tlm::TLM_COMMAND_ERROR_RESPONSE);
         return;
     }
+    if (a.write) m_impl->promise_broken.notify();
     if (!a.write) detail::lanes_to_payload(tx, a, data);
+    if (promise) {
+        promise->valid = true;
+        promise->until = stable_until == std::numeric_limits<std::uint64_t>::max() ? sc_max_time()
+                                                                                   : m_clock.time_of(stable_until);
+        promise->broken = &m_impl->promise_broken;
+    }
     tx.set_response_status(tlm::TLM_OK_RESPONSE);
     // The access completes at its edge; its effects on the outputs appear then.
     delay = m_clock.time_of(at) - now;

@@ -51,6 +51,7 @@ private:
         m.ndcd = in.ndcd;
         m.nri = in.nri;
         m.fast_fwd = in.fast_fwd;
+        m.skip_ticks = in.skip_ticks;
     }
     void collect() {
         const model& m = *m_model;
@@ -71,6 +72,7 @@ private:
         o.b16_acc = m.b16_acc;
         o.baud_div = m.baud_div;
         o.ev_ticks = m.ev_ticks;
+        o.reg_ticks = m.reg_ticks;
         o.synced = m.synced;
         o.quiet = m.quiet;
     }
@@ -104,10 +106,21 @@ pl011_core::pl011_core(unsigned fifo_depth, bool clock_every_cycle)
     : m_rtl(pl011_rtl::create(fifo_depth))
     , m_every_cycle(clock_every_cycle) {}
 
-void pl011_core::edge(std::uint32_t counts_as) {
-    m_rtl->in.fast_fwd = counts_as > 1 ? counts_as : 0;
+// One evaluated edge standing for `counts_as` cycles of the divider counting down (no enable among them).
+void pl011_core::edge(std::uint64_t counts_as) {
+    if (counts_as > 1) m_rtl->in.fast_fwd = static_cast<std::uint32_t>(counts_as);
     m_rtl->edge();
     m_rtl->in.fast_fwd = 0;
+    m_cycle += counts_as;
+    ++m_edges;
+    m_reset_done = !m_rtl->in.rst_n;
+}
+
+// One evaluated edge that is the `ticks`-th Baud16 enable from now, `counts_as` cycles ahead.
+void pl011_core::jump(std::uint64_t counts_as, unsigned ticks) {
+    if (counts_as > 1 || ticks > 1) m_rtl->in.skip_ticks = static_cast<std::uint8_t>(ticks);
+    m_rtl->edge();
+    m_rtl->in.skip_ticks = 0;
     m_cycle += counts_as;
     ++m_edges;
     m_reset_done = !m_rtl->in.rst_n;
@@ -123,26 +136,43 @@ void pl011_core::catch_up(std::uint64_t target) {
             edge(1);
         } else if (o.quiet) {
             m_cycle = target; // nothing changes on these edges
-        } else if (o.b16_wait > 2) {
-            // The divider alone counts down until the edge before the next Baud16 enable.
-            edge(static_cast<std::uint32_t>(std::min<std::uint64_t>(o.b16_wait - 1, left)));
+        } else if (o.b16_wait > left) {
+            // The divider alone counts down to `target`, before the next Baud16 enable.
+            edge(left);
+        } else if (o.b16_wait > 0) {
+            // Jump to a Baud16 enable: the next one, or, when the enables up to the end of the bit only
+            // count into it, the last of those that fits before `target` (at most the bit's end).
+            const std::uint32_t ibrd = o.baud_div >> 6, fbrd = o.baud_div & 0x3F;
+            const unsigned most = std::max<unsigned>(1, o.ev_ticks);
+            std::uint64_t cycles = o.b16_wait;
+            unsigned acc = o.b16_acc, k = 1;
+            while (k < most) {
+                acc += fbrd;
+                const std::uint64_t period = ibrd + (acc >> 6);
+                acc &= 0x3F;
+                if (cycles + period > left) break;
+                cycles += period;
+                ++k;
+            }
+            jump(cycles, k);
         } else {
             edge(1);
         }
     }
 }
 
-std::uint64_t pl011_core::next_event_cycle() const {
+std::uint64_t pl011_core::next_change(unsigned ticks) const {
     const pl011_outputs& o = out();
     if (!m_rtl->in.rst_n) return m_reset_done ? std::numeric_limits<std::uint64_t>::max() : m_cycle + 1;
     if (!o.synced) return m_cycle + 1;
     if (o.quiet) return std::numeric_limits<std::uint64_t>::max();
-    // The ev_ticks-th Baud16 enable from now: the divider's current count, then whole periods of
+    if (o.b16_wait == 0) return m_cycle + 1; // idle, the divider returns to rest on the next edge
+    // The `ticks`-th Baud16 enable from now: the divider's current count, then whole periods of
     // IBRD cycles, one more whenever the fractional accumulator carries (as the RTL computes them).
     const std::uint32_t ibrd = o.baud_div >> 6, fbrd = o.baud_div & 0x3F;
     std::uint64_t at = m_cycle + o.b16_wait;
     unsigned acc = o.b16_acc;
-    for (unsigned k = 1; k < o.ev_ticks; ++k) {
+    for (unsigned k = 1; k < ticks; ++k) {
         acc += fbrd;
         at += ibrd + (acc >> 6);
         acc &= 0x3F;
@@ -151,8 +181,9 @@ std::uint64_t pl011_core::next_event_cycle() const {
 }
 
 bus_result pl011_core::access(std::uint64_t at, bool write, std::uint16_t word, std::uint8_t strb,
-                              std::uint32_t& data) {
+                              std::uint32_t& data, std::uint64_t* stable_until) {
     catch_up(at - 1);
+    if (stable_until) *stable_until = next_register_change();
     pl011_inputs& in = m_rtl->in;
     in.sel = true;
     in.write = write;

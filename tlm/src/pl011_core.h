@@ -18,6 +18,7 @@ struct pl011_inputs {
     bool rxd = true;
     bool ncts = true, ndsr = true, ndcd = true, nri = true;
     std::uint32_t fast_fwd = 0;
+    std::uint8_t skip_ticks = 0;
 };
 
 struct pl011_outputs {
@@ -32,6 +33,7 @@ struct pl011_outputs {
     std::uint8_t b16_acc = 0;
     std::uint32_t baud_div = 0;
     std::uint8_t ev_ticks = 0;
+    std::uint8_t reg_ticks = 0;
     bool synced = true;
     bool quiet = true;
 };
@@ -73,11 +75,15 @@ public:
     // Advance to edge `target` (no-op if already there or past it).
     void catch_up(std::uint64_t target);
     // The next edge at which an output can change with the inputs as they are; UINT64_MAX if none.
-    std::uint64_t next_event_cycle() const;
+    std::uint64_t next_event_cycle() const { return next_change(out().ev_ticks); }
+    // The next edge at which a register's value can change, without bus writes or input changes.
+    std::uint64_t next_register_change() const { return next_change(out().reg_ticks); }
     // One register access on edge `at` (> cycle()): byte offset `word << 2`, lanes `strb`. A read
     // returns the 32-bit register as it was before that edge. Errors leave the model untouched.
-    bus_result access(std::uint64_t at, bool write, std::uint16_t word, std::uint8_t strb,
-                      std::uint32_t& data);
+    // `stable_until`, if given, receives the first edge at which the value read could differ (for a
+    // read without side effects), UINT64_MAX if never (until a write or an input change).
+    bus_result access(std::uint64_t at, bool write, std::uint16_t word, std::uint8_t strb, std::uint32_t& data,
+                      std::uint64_t* stable_until = nullptr);
     // Read a register without side effects (debug transport): no edge, no FIFO pop.
     bus_result peek(std::uint16_t word, std::uint32_t& data);
 
@@ -85,7 +91,9 @@ public:
     std::uint64_t edges_evaluated() const { return m_edges; }
 
 private:
-    void edge(std::uint32_t counts_as);
+    std::uint64_t next_change(unsigned ticks) const;
+    void edge(std::uint64_t counts_as);
+    void jump(std::uint64_t counts_as, unsigned ticks);
     std::unique_ptr<pl011_rtl> m_rtl;
     bool m_every_cycle;
     std::uint64_t m_cycle = 0;

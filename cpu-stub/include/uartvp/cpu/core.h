@@ -3,9 +3,15 @@
 // API of <uartvp/cpu/kernel.h>); every register access is a TLM-2.0 transaction at the core's own
 // time, and everything else the software does costs time from the timing profile.
 //
-// Time: the core runs ahead of SystemC time by a local offset (temporal decoupling) and hands that
-// offset to the target with each access, which synchronises; an access reaches the device at the time
-// it is issued and the core continues after the region's access cost.
+// Time: the core keeps its own time, ahead of SystemC time (temporal decoupling), and hands the
+// difference to the target with each access, which synchronises; an access reaches the device at the
+// time it is issued and the core continues after the region's access cost.
+//
+// Polling loops (`while (readl(FR) & BUSY) cpu_relax();`, written with kapi::spin_while) run as one
+// operation in fast mode: a target that promises how long the value read will hold
+// (uartvp::read_promise) lets the core count the reads that fall before then without transactions,
+// waiting once in SystemC time for the promise to hold or break. Reads, values and end time are those
+// of the literal loop, which reference mode executes read by read.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -16,6 +22,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include <uartvp/cpu/timing.h>
+#include <uartvp/read_promise.h>
 
 namespace uartvp::cpu {
 
@@ -55,27 +62,39 @@ public:
     // The core whose task is executing (the kernel API acts on it).
     static core& current();
 
+    // Fast mode (the default): polling loops with promised values run as one operation.
+    void set_collapse_polls(bool on) { m_collapse = on; }
+    bool collapse_polls() const { return m_collapse; }
+    // Register reads that were transactions, and those a promise answered.
+    std::uint64_t transactions() const { return m_transactions; }
+
     // ---- used by the kernel API
     std::uint32_t read(std::uint64_t addr, unsigned size);
+    // while (keep(read(addr)) cpu_relax(); returns the last value read.
+    std::uint32_t spin_read_while(std::uint64_t addr, unsigned size, const std::function<bool(std::uint32_t)>& keep);
     void write(std::uint64_t addr, std::uint32_t value, unsigned size);
-    void spend(const sc_core::sc_time& t) { m_local += t; }
-    void spend_cycles(std::uint64_t n) { m_local += m_timing.cycles(n); }
-    void count_relax() { ++m_task->relax; }
+    void spend(const sc_core::sc_time& t) { m_time += t; }
+    void spend_cycles(std::uint64_t n) { m_time += m_timing.cycles(n); }
+    void relax();
     // IRQ mask: returns the previous state (true = IRQs were enabled).
     bool irq_disable();
     void irq_restore(bool enabled);
     bool irqs_enabled() const { return m_irq_enabled; }
-    // Local time: SystemC time plus what this core has run ahead.
-    sc_core::sc_time local_time() const { return sc_core::sc_time_stamp() + m_local; }
+    // The core's own time (never behind SystemC time).
+    sc_core::sc_time local_time() const { return m_time; }
     void sync();
 
 private:
     void run();
-    void transport(tlm::tlm_generic_payload& tx);
+    // Returns true if the target's own delay, not the profile's cost, decided when the access ended.
+    bool transport(tlm::tlm_generic_payload& tx);
+    std::uint32_t read(std::uint64_t addr, unsigned size, read_promise* promise, bool* target_bound);
 
     unsigned m_id;
     timing_profile m_timing;
-    sc_core::sc_time m_local;
+    sc_core::sc_time m_time;
+    bool m_collapse = true;
+    std::uint64_t m_transactions = 0;
     std::vector<std::function<void()>> m_bodies;
     std::vector<task_stats> m_stats;
     task_stats* m_task = nullptr;

@@ -3,6 +3,7 @@
 // kernel routine it models. Every call acts on the core running the task and costs time from its
 // timing profile; register accessors are TLM transactions.
 #include <cstdint>
+#include <functional>
 
 namespace uartvp::kapi {
 
@@ -21,6 +22,14 @@ void outb(std::uint8_t v, std::uint16_t port);
 
 // A spin hint: a few CPU cycles; it does not sleep and does not give the CPU away.
 void cpu_relax();
+// A polling loop as one operation: `spin_while(readl, addr, keep)` is
+//     while (keep(v = readl(addr))) cpu_relax();  return v;
+// with the same reads, values and end time; in fast mode, the reads a target promises will return
+// the same value are counted without a transaction each.
+std::uint32_t spin_while(std::uint32_t (*readl)(iomem), iomem addr, const std::function<bool(std::uint32_t)>& keep);
+std::uint16_t spin_while(std::uint16_t (*readw)(iomem), iomem addr, const std::function<bool(std::uint32_t)>& keep);
+std::uint8_t spin_while(std::uint8_t (*readb)(iomem), iomem addr, const std::function<bool(std::uint32_t)>& keep);
+
 // Busy-wait in simulated time.
 void udelay(unsigned long us);
 void ndelay(unsigned long ns);
