@@ -106,7 +106,7 @@ run_result run_earlycon(const run_request& rq) {
     r.irq_off_max_ns = soc.cpu0.stats().irq_off_max.to_seconds() * 1e9;
     r.irq_off_total_ns = soc.cpu0.stats().irq_off_total.to_seconds() * 1e9;
     r.tx_fifo_max = soc.tx_fifo_max();
-    r.rtl_cycles = soc.uart.cycle();
+    r.rtl_cycles = soc.uart.clock().edge_at_or_before(sc_time_stamp()); // UARTCLK cycles simulated
     r.rtl_edges_evaluated = soc.uart.edges_evaluated();
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     return r;

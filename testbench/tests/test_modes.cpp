@@ -1,0 +1,57 @@
+// Fast mode against reference mode: every scenario, variant and profile on a short workload gives the
+// same results, every simulated figure (only wall-clock and host figures may differ).
+#include <gtest/gtest.h>
+
+#include "program_runner.h"
+
+using namespace uartvp::test;
+
+namespace {
+
+// Drops what may differ between modes: host figures and the mode itself.
+nlohmann::json simulated(nlohmann::json j) {
+    for (const char* k : {"wall_s", "rtl_edges_evaluated", "rtl_eval_s", "peak_rss_mb", "transactions"})
+        j.erase(k);
+    j["params"].erase("mode");
+    return j;
+}
+
+void check_modes(const std::string& scenario, const std::string& variant, const std::string& profile,
+                 const std::string& extra = "") {
+    const std::string args = "--variant " + variant + " --profile " + profile + " " + extra;
+    const nlohmann::json fast = run_json(scenario, args + " --mode fast");
+    const nlohmann::json ref = run_json(scenario, args + " --mode reference");
+    ASSERT_FALSE(fast.is_null());
+    EXPECT_EQ(fast["params"]["mode"], "fast");
+    EXPECT_EQ(ref["params"]["mode"], "reference");
+    EXPECT_EQ(simulated(fast), simulated(ref))
+        << scenario << " " << args << "\nfast: " << simulated(fast).dump()
+        << "\nreference: " << simulated(ref).dump();
+    EXPECT_GT(fast["mmio_reads"].get<double>(), 0);
+}
+
+} // namespace
+
+class EarlyconModes : public ::testing::TestWithParam<std::tuple<const char*, const char*>> {};
+
+TEST_P(EarlyconModes, FastGivesTheSameResultsAsReference) {
+    const auto [variant, profile] = GetParam();
+    check_modes("earlycon-pl011", variant, profile, "--payload-bytes 1200");
+}
+
+INSTANTIATE_TEST_SUITE_P(AllVariantsAndProfiles, EarlyconModes,
+                         ::testing::Combine(::testing::Values("v0", "v1", "v2", "qdf2400-e44", "console"),
+                                            ::testing::Values("hw", "vm")),
+                         [](const auto& info) {
+                             std::string n =
+                                 std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param);
+                             for (char& c : n)
+                                 if (c == '-') c = '_';
+                             return n;
+                         });
+
+TEST(EarlyconModes, FastGivesTheSameResultsAsReference_ResetAfterWrite7E2At57600) {
+    check_modes(
+        "earlycon-pl011", "v1", "hw",
+        "--payload-bytes 900 --set reset_after_write=1 --set frame=7E2 --set baud=57600 --expect-loss");
+}
