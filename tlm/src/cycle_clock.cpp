@@ -1,18 +1,29 @@
 #include <uartvp/cycle_clock.h>
 
+#include <numeric>
 #include <stdexcept>
 
 namespace uartvp {
+
+namespace {
+using u128 = unsigned __int128;
+}
 
 cycle_clock::cycle_clock(std::uint64_t hz)
     : m_hz(hz)
     , m_units_per_s(sc_core::sc_time(1, sc_core::SC_SEC).value()) {
     if (hz == 0) throw std::invalid_argument("clock frequency must not be 0");
+    // units/s over Hz in lowest terms (1e12 / 24e6 = 125000 / 3), so that most products fit 64 bits.
+    const std::uint64_t g = std::gcd(m_units_per_s, m_hz);
+    m_num = m_units_per_s / g;
+    m_den = m_hz / g;
 }
 
+// round(n * num / den), exact: 64-bit arithmetic while it cannot overflow, 128-bit beyond.
 std::uint64_t cycle_clock::units_of(std::uint64_t n) const {
-    using u128 = unsigned __int128;
-    return static_cast<std::uint64_t>((u128(n) * m_units_per_s * 2 + m_hz) / (u128(m_hz) * 2));
+    if (n < (std::uint64_t(1) << 62) / m_num && m_den < (std::uint64_t(1) << 62))
+        return (n * m_num * 2 + m_den) / (m_den * 2);
+    return static_cast<std::uint64_t>((u128(n) * m_num * 2 + m_den) / (u128(m_den) * 2));
 }
 
 sc_core::sc_time cycle_clock::time_of(std::uint64_t n) const {
@@ -20,9 +31,10 @@ sc_core::sc_time cycle_clock::time_of(std::uint64_t n) const {
 }
 
 std::uint64_t cycle_clock::edge_at_or_after(const sc_core::sc_time& t) const {
-    using u128 = unsigned __int128;
     const std::uint64_t u = t.value();
-    auto n = static_cast<std::uint64_t>(u128(u) * m_hz / m_units_per_s);
+    std::uint64_t n = u < (std::uint64_t(1) << 62) / m_den
+                          ? u * m_den / m_num
+                          : static_cast<std::uint64_t>(u128(u) * m_den / m_num);
     while (units_of(n) < u)
         ++n;
     while (n > 0 && units_of(n - 1) >= u)

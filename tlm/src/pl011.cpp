@@ -164,10 +164,12 @@ void pl011::b_transport(tlm::tlm_generic_payload& tx, sc_time& delay) {
     const sc_time now = sc_time_stamp();
     const std::uint64_t at = std::max(m_clock.edge_at_or_before(now), core.cycle()) + 1;
     core.catch_up(at - 1);
+    bool wake = a.write || a.word == 0; // a write or a DR read changes what the thread plans
     if (core.cycle() != m_impl->shown) {
         // The edges up to now are past; the thread shows their outputs a delta later.
         m_impl->passed = core.out();
         m_impl->shown = core.cycle();
+        wake = true;
     }
     std::uint32_t data = a.write ? detail::lanes_from_payload(tx, a) : 0;
     // A read of anything but DR (which pops the RX FIFO) can be promised to hold until the next edge
@@ -186,14 +188,16 @@ void pl011::b_transport(tlm::tlm_generic_payload& tx, sc_time& delay) {
     if (!a.write) detail::lanes_to_payload(tx, a, data);
     if (promise) {
         promise->valid = true;
-        promise->until = stable_until == std::numeric_limits<std::uint64_t>::max() ? sc_max_time()
-                                                                                   : m_clock.time_of(stable_until);
+        promise->until = stable_until == std::numeric_limits<std::uint64_t>::max()
+                             ? sc_max_time()
+                             : m_clock.time_of(stable_until);
         promise->broken = &m_impl->promise_broken;
     }
     tx.set_response_status(tlm::TLM_OK_RESPONSE);
     // The access completes at its edge; its effects on the outputs appear then.
     delay = m_clock.time_of(at) - now;
-    m_wake.notify(SC_ZERO_TIME);
+    // A read without side effects changes no output: the thread's next wake-up stands.
+    if (wake) m_wake.notify(SC_ZERO_TIME);
 }
 
 unsigned pl011::transport_dbg(tlm::tlm_generic_payload& tx) {

@@ -202,11 +202,11 @@ bus_result pl011_core::access(std::uint64_t at, bool write, std::uint16_t word, 
         if (!write) data = o.rdata;
         edge(1);
     }
+    // The next edge or settle applies these; the outputs that matter come from registers.
     in.sel = false;
     in.write = false;
     in.strb = 0;
     in.wdata = 0;
-    m_rtl->settle();
     return r;
 }
 

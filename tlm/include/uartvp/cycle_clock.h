@@ -24,6 +24,7 @@ private:
     std::uint64_t units_of(std::uint64_t n) const;
     std::uint64_t m_hz;
     std::uint64_t m_units_per_s; // time-resolution units per second
+    std::uint64_t m_num, m_den;  // m_units_per_s / m_hz in lowest terms
 };
 
 } // namespace uartvp
