@@ -11,8 +11,9 @@
 // (`ev_ticks`) or a register's value (`reg_ticks`), whether the input synchronisers have settled
 // (`synced`) and further edges change nothing (`quiet`); and two inputs that let one edge stand for
 // many: `fast_fwd` counts it as several edges of the Baud16 divider when no enable falls among them;
-// `skip_ticks` = k makes it the k-th Baud16 enable from now, valid when the k-1 before it only count
-// into the current bit (k <= `ev_ticks`).
+// `skip_ticks` = k makes it the k-th Baud16 enable from now, valid when the k-1 before it change
+// nothing but counters (k <= `ev_ticks`): they count into a bit, or end a bit whose successor puts the
+// same level on TXD.
 module pl011 #(
     parameter int FIFO_DEPTH = 32  // 32 in r1p5; 16 in earlier revisions
 ) (
@@ -45,11 +46,11 @@ module pl011 #(
     output logic [8:0]  flags,     // the FR register
     // exact time skipping
     input  logic [16:0] fast_fwd,
-    input  logic [4:0]  skip_ticks, // k > 0: this edge is the k-th Baud16 enable from now
+    input  logic [7:0]  skip_ticks, // k > 0: this edge is the k-th Baud16 enable from now
     output logic [16:0] b16_wait,
     output logic [5:0]  b16_acc,
     output logic [21:0] baud_div,  // {IBRD, FBRD} in effect
-    output logic [4:0]  ev_ticks,
+    output logic [7:0]  ev_ticks,
     output logic [7:0]  reg_ticks, // Baud16 enables until one that can change a register's value
     output logic        synced,    // the input synchronisers hold the inputs' values
     output logic        quiet
@@ -136,10 +137,10 @@ module pl011 #(
     wire baud16 = run && (b16_cnt == 17'd1 || skip_ticks != 0);
     // `nt` enables at once: the accumulator takes nt * FBRD; the next period carries if the last of
     // those additions carried.
-    wire [4:0] nt = skip_ticks == 0 ? 5'd1 : skip_ticks;
-    wire [10:0] acc_sum = {5'b0, acc} + 11'(nt) * {5'b0, fbrd_l};
-    wire [4:0] hi_before_last = 5'((acc_sum - {5'b0, fbrd_l}) >> 6);
-    wire last_carry = acc_sum[10:6] != hi_before_last;
+    wire [7:0] nt = skip_ticks == 0 ? 8'd1 : skip_ticks;
+    wire [13:0] acc_sum = {8'b0, acc} + 14'(nt) * {8'b0, fbrd_l};
+    wire [7:0] hi_before_last = 8'((acc_sum - {8'b0, fbrd_l}) >> 6);
+    wire last_carry = acc_sum[13:6] != hi_before_last;
     always_ff @(posedge clk) begin
         if (!rst_n || !run) begin
             b16_cnt <= {1'b0, ibrd_l};
@@ -172,10 +173,15 @@ module pl011 #(
         if (lcrh[PEN]) tx_frame[n_data+1] = tx_parity;
     end
     wire [3:0] tx_nbits = 4'd7 + {2'b0, wlen} + {3'b0, lcrh[PEN]} + {3'b0, lcrh[STP2]};
-    // The enable this edge stands for is the nt-th: the ones before it only counted into the bit.
-    wire [3:0] tick_now = tx_tick + 4'(nt - 5'd1);
+    // The enable this edge stands for is the nt-th. The ones before it counted into bits and ended
+    // `crossed` bits that put the level already on the line back on it.
+    wire [7:0] tick_pos = {4'b0, tx_tick} + nt - 8'd1;
+    wire [3:0] tick_now = tick_pos[3:0];
+    wire [3:0] crossed = tick_pos[7:4];
+    wire [11:0] shift_now = (tx_shift >> crossed) | ~(12'hFFF >> crossed);
+    wire [3:0] left_now = tx_left - crossed;
     wire tx_bit_end = baud16 && tx_active && tick_now == 4'd15;
-    wire tx_char_end = tx_bit_end && tx_left == 0;
+    wire tx_char_end = tx_bit_end && left_now == 0;
     wire tx_start = baud16 && tx_can_start && (!tx_active || tx_char_end);
     assign tx_pop = tx_start;
 
@@ -196,11 +202,13 @@ module pl011 #(
             tx_active <= 1'b0;
             tx_q <= 1'b1;
         end else if (tx_bit_end) begin
-            tx_q <= tx_shift[0];
-            tx_shift <= {1'b1, tx_shift[11:1]};
-            tx_left <= tx_left - 4'd1;
+            tx_q <= shift_now[0];
+            tx_shift <= {1'b1, shift_now[11:1]};
+            tx_left <= left_now - 4'd1;
             tx_tick <= '0;
         end else if (baud16 && tx_active) begin
+            tx_shift <= shift_now;
+            tx_left <= left_now;
             tx_tick <= tick_now + 4'd1;
         end
     end
@@ -318,9 +326,17 @@ module pl011 #(
     assign b16_acc = acc;
     assign baud_div = {ibrd_l, fbrd_l};
     // TXD, the flags, the levels and the TX interrupt change only where a bit ends or a character starts.
-    assign ev_ticks = !run ? 5'd0 : tx_active ? 5'd16 - {1'b0, tx_tick} : 5'd1;
+    // Bits ahead that put the level already on TXD back on it (the character's end always counts).
+    logic [3:0] same_run;
+    always_comb begin
+        same_run = '0;
+        for (int j = 0; j < 12; j++)
+            if (32'(same_run) == j && 4'(j) < tx_left && tx_shift[j] == tx_q) same_run = same_run + 4'd1;
+    end
+    wire [7:0] to_bit_end = 8'd16 - {4'b0, tx_tick};
+    assign ev_ticks = !run ? 8'd0 : tx_active ? to_bit_end + {same_run, 4'b0} : 8'd1;
     // Registers (FR, RIS, the levels) change only where a character starts or ends.
-    assign reg_ticks = !run ? 8'd0 : tx_active ? {3'b0, ev_ticks} + {tx_left, 4'b0} : 8'd1;
+    assign reg_ticks = !run ? 8'd0 : tx_active ? to_bit_end + {tx_left, 4'b0} : 8'd1;
     assign synced = in_s1 == in_raw && in_s2 == in_s1;
     // Quiet also needs the divider at its rest state, which the first idle edge restores.
     assign quiet = !run && synced && rst_n && acc == 0 && b16_cnt == {1'b0, ibrd_l};

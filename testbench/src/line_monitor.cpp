@@ -24,6 +24,23 @@ line_monitor::line_monitor(sc_core::sc_module_name name, double baud, serial_for
     check(baud, fmt);
     SC_HAS_PROCESS(line_monitor);
     SC_THREAD(run);
+    SC_METHOD(record);
+    sensitive << line;
+    dont_initialize();
+}
+
+void line_monitor::record() {
+    if (m_busy) m_edges.emplace_back(sc_core::sc_time_stamp(), line.read());
+}
+
+// The line at time t within the current frame: low from its start edge, then as the edges say.
+bool line_monitor::level_at(const sc_core::sc_time& t) const {
+    bool v = false;
+    for (const auto& [when, level] : m_edges) {
+        if (when > t) break;
+        if (when > m_frame_start) v = level;
+    }
+    return v;
 }
 
 void line_monitor::set_format(double baud, serial_format fmt) {
@@ -61,12 +78,22 @@ void line_monitor::run() {
         const serial_format fmt = m_fmt;
         const sc_core::sc_time start = sc_core::sc_time_stamp();
         m_busy = true;
+        m_edges.clear();
+        m_frame_start = start;
         unsigned bit = 0;
+        // Sample k is at the middle of bit k. The thread waits only for the first (the start bit's
+        // glitch check) and the last; the samples between come from the recorded edges.
+        const unsigned last = fmt.bits_per_frame() - 1;
+        auto mid = [&](unsigned k) { return start + ps_time(bit_offset_ps(baud, 2 * k + 1)); };
         auto sample = [&]() {
-            const sc_core::sc_time t = start + ps_time(bit_offset_ps(baud, 2 * bit + 1));
-            ++bit;
-            if (t > sc_core::sc_time_stamp()) wait(t - sc_core::sc_time_stamp());
-            return line.read();
+            const sc_core::sc_time t = mid(bit);
+            const unsigned k = bit++;
+            if (k == 0 || k == last) {
+                if (t > sc_core::sc_time_stamp()) wait(t - sc_core::sc_time_stamp());
+                return line.read();
+            }
+            if (mid(last) > sc_core::sc_time_stamp()) wait(mid(last) - sc_core::sc_time_stamp());
+            return level_at(t);
         };
 
         if (sample()) { // start bit high at its middle: a glitch, not a frame

@@ -15,7 +15,9 @@ using namespace sc_core;
 
 struct pl011::impl {
     impl(const pl011_config& cfg)
-        : core(cfg.fifo_depth, cfg.clock_every_cycle) {}
+        : core(cfg.fifo_depth, cfg.clock_every_cycle) {
+        core.measure_eval_time(cfg.measure_eval_time);
+    }
     detail::pl011_core core;
     sc_event_or_list wake_on;
     // Outputs of an edge that a bus access ran through before the thread could show them.
@@ -71,6 +73,9 @@ std::uint64_t pl011::cycle() const {
 }
 std::uint64_t pl011::edges_evaluated() const {
     return m_impl->core.edges_evaluated();
+}
+double pl011::rtl_eval_seconds() const {
+    return m_impl->core.eval_seconds();
 }
 
 void pl011::start_of_simulation() {

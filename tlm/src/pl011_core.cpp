@@ -1,6 +1,7 @@
 #include "pl011_core.h"
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 #include <stdexcept>
 
@@ -23,20 +24,29 @@ public:
     ~verilated_pl011() override { m_model->final(); }
 
     void settle() override {
+        const auto t0 = start();
         apply();
         m_model->eval();
         collect();
+        stop(t0);
     }
     void edge() override {
+        const auto t0 = start();
         apply();
         m_model->clk = 0;
         m_model->eval();
         m_model->clk = 1;
         m_model->eval();
         collect();
+        stop(t0);
     }
 
 private:
+    using clock = std::chrono::steady_clock;
+    clock::time_point start() const { return measure_eval_time ? clock::now() : clock::time_point(); }
+    void stop(clock::time_point t0) {
+        if (measure_eval_time) eval_seconds += std::chrono::duration<double>(clock::now() - t0).count();
+    }
     void apply() {
         model& m = *m_model;
         m.rst_n = in.rst_n;

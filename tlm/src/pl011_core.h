@@ -52,6 +52,9 @@ public:
     virtual void edge() = 0;
     // Hold reset over one edge; the state afterwards is "cycle 0".
     void reset();
+    // Wall-clock seconds spent evaluating the RTL, when measure_eval_time is on (for the benchmark).
+    bool measure_eval_time = false;
+    double eval_seconds = 0;
 
 protected:
     pl011_outputs m_out;
@@ -82,13 +85,15 @@ public:
     // returns the 32-bit register as it was before that edge. Errors leave the model untouched.
     // `stable_until`, if given, receives the first edge at which the value read could differ (for a
     // read without side effects), UINT64_MAX if never (until a write or an input change).
-    bus_result access(std::uint64_t at, bool write, std::uint16_t word, std::uint8_t strb, std::uint32_t& data,
-                      std::uint64_t* stable_until = nullptr);
+    bus_result access(std::uint64_t at, bool write, std::uint16_t word, std::uint8_t strb,
+                      std::uint32_t& data, std::uint64_t* stable_until = nullptr);
     // Read a register without side effects (debug transport): no edge, no FIFO pop.
     bus_result peek(std::uint16_t word, std::uint32_t& data);
 
-    // RTL edges evaluated, for benchmarks.
+    // RTL edges evaluated, and the wall-clock time that took if measured, for benchmarks.
     std::uint64_t edges_evaluated() const { return m_edges; }
+    void measure_eval_time(bool on) { m_rtl->measure_eval_time = on; }
+    double eval_seconds() const { return m_rtl->eval_seconds; }
 
 private:
     std::uint64_t next_change(unsigned ticks) const;

@@ -15,9 +15,11 @@
 #include "uartvp/serial_format.h"
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <string>
 #include <systemc>
+#include <utility>
 #include <vector>
 
 namespace uartvp {
@@ -60,8 +62,14 @@ public:
 
 private:
     void run();
+    void record();
+    bool level_at(const sc_core::sc_time& t) const;
     void emit(const decoded_char& c);
 
+    // Edges of the current frame, recorded by a method, so that the frame's thread wakes only twice:
+    // at the middle of the start bit and at the middle of the last stop bit.
+    std::deque<std::pair<sc_core::sc_time, bool>> m_edges;
+    sc_core::sc_time m_frame_start;
     double m_baud;
     serial_format m_fmt;
     std::vector<std::function<void(const decoded_char&)>> m_callbacks;

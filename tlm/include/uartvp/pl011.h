@@ -25,6 +25,8 @@ struct pl011_config {
     // Clock the RTL through every UARTCLK cycle instead of skipping what cannot change anything.
     // Same results, much slower: the reference the fast path is held against.
     bool clock_every_cycle = false;
+    // Measure the wall-clock time spent evaluating the RTL (benchmarks; costs a little).
+    bool measure_eval_time = false;
 };
 
 class pl011 : public sc_core::sc_module {
@@ -57,6 +59,7 @@ public:
     // UARTCLK edges the model has reached, and RTL edges actually evaluated to get there.
     std::uint64_t cycle() const;
     std::uint64_t edges_evaluated() const;
+    double rtl_eval_seconds() const; // with pl011_config::measure_eval_time
 
     // Adds the observation signals and lines to a VCD/WIF trace file, prefixed with this module's name.
     void trace(sc_core::sc_trace_file* tf) const;
