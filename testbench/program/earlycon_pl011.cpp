@@ -108,6 +108,8 @@ run_result run_earlycon(const run_request& rq) {
     r.tx_fifo_max = soc.tx_fifo_max();
     r.rtl_cycles = soc.uart.clock().edge_at_or_before(sc_time_stamp()); // UARTCLK cycles simulated
     r.rtl_edges_evaluated = soc.uart.edges_evaluated();
+    r.transactions = soc.cpu0.transactions();
+    r.rtl_eval_s = soc.uart.rtl_eval_seconds();
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     return r;
 }

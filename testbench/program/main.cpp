@@ -229,6 +229,17 @@ int cmd_compare(const run_options& o, const std::string& self) {
         j["peak_rss_mb"] = w.peak_mb;
         all.push_back(j);
     }
+    // Console output rate beside the seed's figure, for scenarios that have one.
+    if (std::any_of(rows.begin(), rows.end(), [](const row& w) { return w.r.contains("seed_kbps"); })) {
+        fmt::print("{:<18} {:>10} {:>10} {:>10}\n", "variant", "KB/s", "seed KB/s", "ratio");
+        const double k0 = base.value("throughput_kbps", 0.0);
+        for (const row& w : rows)
+            fmt::print("{:<18} {:>10.3f} {:>10} {:>10.3f}\n", w.r["variant"].get<std::string>(),
+                       w.r.value("throughput_kbps", 0.0),
+                       w.r.contains("seed_kbps") ? fmt::format("{:.1f}", w.r["seed_kbps"].get<double>())
+                                                 : "-",
+                       k0 > 0 ? w.r.value("throughput_kbps", 0.0) / k0 : 0.0);
+    }
     json.commit(nlohmann::json{{"schema_version", json_schema_version}, {"runs", all}}.dump(2) + "\n");
     return worst;
 }

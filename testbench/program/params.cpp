@@ -38,15 +38,23 @@ const std::map<std::string, std::string>& params::keys() {
         {"uartclk_hz", "UART reference clock in Hz"},
         {"baud", "baud rate"},
         {"frame", "frame format: data bits, parity N/E/O/M/S, stop bits (8N1, 7E1, 8N2, ...)"},
-        {"fifo_depth", "PL011 FIFO depth: 16 or 32"},
-        {"uart_base", "UART base address (decimal or 0x...)"},
+        {"fifo_depth", "FIFO depth: PL011 16 or 32; 16550 16"},
+        {"uart_base", "UART base address (decimal or 0x...; an I/O port number on port-I/O profiles)"},
         {"reset_after_write", "assert the UART's reset right after the last write returns (0/1)"},
+        {"reg_shift", "16550: register i at uart_base + (i << reg_shift): 0, 1 or 2 (MMIO only)"},
+        {"reg_io_width", "16550: access width in bytes, 1 or 4 (MMIO only; 4 needs reg_shift 2)"},
+        {"thre_delay_ns", "16550: a slow part's late THRE, ns after the last byte left THR/FIFO"},
+        {"tx_drain_ns", "16550: a slow part's per-byte drain time, ns a byte waits at the head of THR/FIFO"},
     };
     return k;
 }
 
 std::optional<std::string> params::set(const std::string& key, const std::string& value) {
     auto bad = [&](const char* what) { return "--set " + key + "=" + value + ": " + what; };
+    const bool is_16550 = uart_model == "16550";
+    if (!is_16550 &&
+        (key == "reg_shift" || key == "reg_io_width" || key == "thre_delay_ns" || key == "tx_drain_ns"))
+        return bad("applies to the 16550 scenarios only");
     if (key == "cpu_hz" || key == "uartclk_hz" || key == "baud") {
         const auto v = parse_u64(value);
         if (!v || *v == 0) return bad("expected a positive whole number");
@@ -64,14 +72,27 @@ std::optional<std::string> params::set(const std::string& key, const std::string
         if (!f) return bad("expected data bits 5-8, parity N/E/O/M/S, stop bits 1-2, such as 8N1");
         frame = *f;
     } else if (key == "fifo_depth") {
+        if (is_16550 && value != "16") return bad("the 16550 FIFO depth is 16");
         if (value != "16" && value != "32") return bad("the PL011 FIFO depth is 16 or 32");
         fifo_depth = static_cast<unsigned>(std::stoul(value));
     } else if (key == "uart_base") {
         char* end = nullptr;
         errno = 0;
         const unsigned long long v = std::strtoull(value.c_str(), &end, 0);
-        if (value.empty() || errno || *end || v % 0x1000) return bad("expected a 4 KiB-aligned address");
-        uart_base = v;
+        if (!is_16550 && (value.empty() || errno || *end || v % 0x1000))
+            return bad("expected a 4 KiB-aligned address");
+        if (value.empty() || value[0] == '-' || errno || *end) return bad("expected an address");
+        uart_base = v; // the 16550's alignment depends on reg_shift: check()
+    } else if (key == "reg_shift") {
+        if (value != "0" && value != "1" && value != "2") return bad("expected 0, 1 or 2");
+        reg_shift = static_cast<unsigned>(std::stoul(value));
+    } else if (key == "reg_io_width") {
+        if (value != "1" && value != "4") return bad("expected 1 or 4");
+        reg_io_width = static_cast<unsigned>(std::stoul(value));
+    } else if (key == "thre_delay_ns" || key == "tx_drain_ns") {
+        const auto v = parse_double(value);
+        if (!v || *v < 0 || *v > 1e9) return bad("expected a number of nanoseconds from 0 to 1e9");
+        (key == "thre_delay_ns" ? thre_delay_ns : tx_drain_ns) = *v;
     } else if (key == "reset_after_write") {
         const auto v = parse_bool(value);
         if (!v) return bad("expected 0 or 1");
@@ -79,7 +100,8 @@ std::optional<std::string> params::set(const std::string& key, const std::string
     } else {
         return "--set " + key +
                ": unknown key (known: cpu_hz, mmio_read_ns, mmio_write_ns, relax_cycles, "
-               "uartclk_hz, baud, frame, fifo_depth, uart_base, reset_after_write)";
+               "uartclk_hz, baud, frame, fifo_depth, uart_base, reset_after_write, reg_shift, reg_io_width, "
+               "thre_delay_ns, tx_drain_ns)";
     }
     return std::nullopt;
 }
@@ -90,7 +112,29 @@ void pl011_divisor(std::uint64_t uartclk, std::uint64_t baud, std::uint32_t& ibr
     fbrd = static_cast<std::uint32_t>(x64 & 63);
 }
 
+std::uint64_t uart16550_divisor(std::uint64_t clock, std::uint64_t baud) {
+    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(clock) + 8 * baud) / (16 * baud));
+}
+
 std::optional<std::string> params::check() const {
+    if (uart_model == "16550") {
+        if (cpu_hz > 100'000'000'000ull) return "cpu_hz above 100 GHz is not a CPU";
+        const std::uint64_t div = uart16550_divisor(uartclk_hz, baud);
+        const double actual = div ? static_cast<double>(uartclk_hz) / (16.0 * div) : 0;
+        if (div == 0 || div > 0xFFFF || std::abs(actual - baud) > 0.02 * baud)
+            return "baud " + std::to_string(baud) + " is impossible with uartclk_hz " +
+                   std::to_string(uartclk_hz) +
+                   ": the 16550 needs a divisor uartclk/(16*baud) from 1 to 65535 within 2%";
+        if (port_io && (reg_shift != 0 || reg_io_width != 1))
+            return "port I/O registers are bytes at stride 1: reg_shift 0 and reg_io_width 1";
+        if (reg_io_width > (1u << reg_shift))
+            return "reg_io_width " + std::to_string(reg_io_width) + " needs reg_shift 2";
+        const std::uint64_t span = std::uint64_t{8} << reg_shift;
+        if (uart_base % span || (port_io && uart_base > 0xFFF8))
+            return "uart_base " + std::to_string(uart_base) + " must be a multiple of " +
+                   std::to_string(span) + (port_io ? " up to 0xFFF8 (an I/O port)" : "");
+        return std::nullopt;
+    }
     std::uint32_t ibrd = 0, fbrd = 0;
     pl011_divisor(uartclk_hz, baud, ibrd, fbrd);
     if (ibrd == 0 || (static_cast<unsigned __int128>(ibrd) << 6 | fbrd) > (0xFFFFull << 6))
@@ -101,6 +145,28 @@ std::optional<std::string> params::check() const {
 }
 
 nlohmann::json params::to_json() const {
+    if (uart_model == "16550") {
+        const std::uint64_t div = uart16550_divisor(uartclk_hz, baud);
+        return {{"cpu_hz", cpu_hz},
+                {"mmio_read_ns", mmio_read_ns},
+                {"mmio_write_ns", mmio_write_ns},
+                {"relax_cycles", relax_cycles},
+                {"uart_model", uart_model},
+                {"uartclk_hz", uartclk_hz},
+                {"baud", baud},
+                {"divisor", div},
+                {"actual_baud", div ? static_cast<double>(uartclk_hz) / (16.0 * div) : 0.0},
+                {"frame", frame.name()},
+                {"fifo_depth", fifo_depth},
+                {"port_io", port_io},
+                {"uart_base", uart_base},
+                {"reg_shift", reg_shift},
+                {"reg_io_width", reg_io_width},
+                {"thre_delay_ns", thre_delay_ns},
+                {"tx_drain_ns", tx_drain_ns},
+                {"reset_after_write", reset_after_write},
+                {"mode", reference ? "reference" : "fast"}};
+    }
     std::uint32_t ibrd = 0, fbrd = 0;
     pl011_divisor(uartclk_hz, baud, ibrd, fbrd);
     return {{"cpu_hz", cpu_hz},

@@ -23,7 +23,14 @@ struct params {
     std::uint64_t baud = 115200;
     serial_format frame;
     unsigned fifo_depth = 32;
-    std::uint64_t uart_base = 0x09000000;
+    std::uint64_t uart_base = 0x09000000; // a port number when port_io
+    // The UART model a scenario's profiles choose ("pl011" or "16550"): the checks of --set follow it.
+    std::string uart_model = "pl011";
+    // 16550 only: register layout and a slow part's latencies (uart16550_config).
+    bool port_io = false; // registers at I/O ports (inb/outb) from uart_base
+    unsigned reg_shift = 0, reg_io_width = 1;
+    double thre_delay_ns = 0; // THRE rises this long after the last byte left THR/FIFO
+    double tx_drain_ns = 0;   // each byte waits this long at the head of THR/FIFO
     // run
     bool reference = false;         // reference mode: every poll a transaction, the RTL clocked every cycle
     bool reset_after_write = false; // assert the UART's reset right after the last write returns
@@ -38,5 +45,7 @@ struct params {
 
 // IBRD and FBRD for the rate: UARTCLK / (16 * baud) = IBRD + FBRD/64, FBRD rounded.
 void pl011_divisor(std::uint64_t uartclk, std::uint64_t baud, std::uint32_t& ibrd, std::uint32_t& fbrd);
+// The 16550's divisor for the rate, rounded: clock / (16 * baud).
+std::uint64_t uart16550_divisor(std::uint64_t clock, std::uint64_t baud);
 
 } // namespace uartvp::program

@@ -1,5 +1,8 @@
 #include "pl011_platform.h"
 
+#include <cstdlib>
+#include <string>
+
 namespace uartvp::program {
 
 using namespace sc_core;
@@ -18,6 +21,8 @@ static pl011_config uart_config(const params& p) {
     c.uartclk_hz = p.uartclk_hz;
     c.fifo_depth = p.fifo_depth;
     c.clock_every_cycle = p.reference;
+    const char* measure = std::getenv("UARTVP_MEASURE_RTL");
+    c.measure_eval_time = measure && std::string(measure) == "1";
     return c;
 }
 

@@ -36,6 +36,15 @@ struct run_result {
     double irq_off_max_ns = 0, irq_off_total_ns = 0;
     unsigned tx_fifo_max = 0;
     std::uint64_t rtl_cycles = 0, rtl_edges_evaluated = 0;
+    // Host figures for the benchmark: TLM transactions actually issued, and the wall-clock time spent
+    // evaluating RTL (measured only when UARTVP_MEASURE_RTL=1 is in the environment; else 0).
+    std::uint64_t transactions = 0;
+    double rtl_eval_s = 0;
+    // Console output rate, KB/s (1000 bytes): bytes_written / sim_time. A seed's figure for the same
+    // setup, when there is one (negative: none).
+    double throughput_kbps() const { return sim_time_ns > 0 ? bytes_written / sim_time_ns * 1e6 : 0; }
+    double seed_kbps = -1;
+    std::string line_text_head; // the first decoded characters, when the scenario keeps them
     bool expect_loss = false;
     bool clean() const { return lost_bytes + corrupted_bytes + duplicated_bytes + extra_bytes == 0; }
     nlohmann::json to_json() const;

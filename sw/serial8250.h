@@ -1,0 +1,85 @@
+#pragma once
+// 8250/16550 console routines of drivers/tty/serial/8250/8250_port.c and 8250_early.c as sw-tasks: the
+// LSR waits with their udelay(1) timeouts, the console's per-character path, its FIFO path (as merged,
+// and the first version that was reverted, seed 002), and the early console's putc.
+#include <cstdint>
+#include <string_view>
+
+#include <uartvp/cpu/kernel.h>
+
+namespace uartvp::sw {
+
+// Register offsets and bits, named as in include/uapi/linux/serial_reg.h.
+constexpr unsigned UART_RX = 0, UART_TX = 0, UART_DLL = 0, UART_IER = 1, UART_DLM = 1, UART_IIR = 2,
+                   UART_FCR = 2, UART_LCR = 3, UART_MCR = 4, UART_LSR = 5, UART_MSR = 6, UART_SCR = 7;
+constexpr std::uint8_t UART_LSR_DR = 0x01, UART_LSR_THRE = 0x20, UART_LSR_TEMT = 0x40,
+                       UART_LSR_BOTH_EMPTY = UART_LSR_THRE | UART_LSR_TEMT;
+constexpr std::uint8_t UART_MSR_CTS = 0x10;
+constexpr std::uint8_t UART_FCR_ENABLE_FIFO = 0x01, UART_FCR_CLEAR_RCVR = 0x02, UART_FCR_CLEAR_XMIT = 0x04,
+                       UART_FCR_R_TRIG_10 = 0x80;
+constexpr std::uint8_t UART_LCR_DLAB = 0x80;
+constexpr std::uint8_t UART_MCR_DTR = 0x01, UART_MCR_RTS = 0x02, UART_MCR_OUT2 = 0x08;
+
+// UPIO_PORT (inb/outb), UPIO_MEM (readb/writeb), UPIO_MEM32 (readl/writel).
+enum class upio { port, mem, mem32 };
+
+// The parts of struct uart_8250_port (and its uart_port) that the console routines use.
+struct uart_8250_port {
+    upio iotype = upio::port;
+    std::uint16_t iobase = 0; // UPIO_PORT
+    kapi::iomem membase = 0;  // UPIO_MEM, UPIO_MEM32
+    unsigned regshift = 0;    // register i at membase + (i << regshift)
+    unsigned fifosize = 16;   // port.fifosize
+    unsigned tx_loadsz = 16;  // bytes the driver may write per THRE
+    bool cap_fifo = true;     // UART_CAP_FIFO (autoconfig found a 16550A)
+    std::uint8_t fcr = 0;     // the FCR value last written: FCR cannot be read back
+    bool initialized = false; // tty_port_initialized(): the port has been started up
+    bool cons_flow = false;   // UPF_CONS_FLOW: console flow control on CTS
+    kapi::spinlock lock;
+    std::uint64_t lsr_timeouts = 0; // wait_for_lsr() calls that gave up (the kernel only returns false)
+};
+
+using putchar_8250_fn = void (*)(uart_8250_port&, unsigned char);
+
+// serial_in/serial_out: the port's accessors by iotype and regshift.
+std::uint8_t serial_in(uart_8250_port& up, unsigned offset);
+void serial_out(uart_8250_port& up, unsigned offset, std::uint8_t value);
+
+// For each byte, a '\n' is preceded by putchar('\r').
+void uart_console_write(uart_8250_port& up, std::string_view s, putchar_8250_fn putchar);
+
+// Up to 10000 x { read LSR; done if all bits set; udelay(1) } (about 10 ms); false on timeout.
+bool wait_for_lsr(uart_8250_port& up, std::uint8_t bits);
+// wait_for_lsr, then with console flow control up to 1,000,000 x { read MSR; done if CTS; udelay(1) }.
+void wait_for_xmitr(uart_8250_port& up, std::uint8_t bits);
+
+void serial8250_console_putchar(uart_8250_port& up, unsigned char c);
+
+// Console write as merged (v5.19+): IER saved and cleared, then the FIFO path if the port has a FIFO,
+// tx_loadsz > 1, the cached FCR enables the FIFO, the port is initialised and there is no console flow
+// control; the per-character path otherwise; then wait for THRE|TEMT and restore IER.
+void serial8250_console_write(uart_8250_port& up, std::string_view s);
+// FIFO path: wait for THRE (timeout scaled by the burst), then up to tx_loadsz bytes back to back, a
+// '\r' before each '\n' counting against the burst.
+void serial8250_console_fifo_write(uart_8250_port& up, std::string_view s);
+
+// Before the FIFO patch: always the per-character path.
+void serial8250_console_write_v0(uart_8250_port& up, std::string_view s);
+// The first FIFO version (v5.17-rc1, reverted): decides on FCR read from the port (offset 2 reads IIR,
+// whose bit 0 is "no interrupt pending"), bursts fifosize bytes per THRE, and does not ask whether the
+// port is initialised: before startup, the FIFO is off and 15 of every 16 bytes overwrite each other.
+void serial8250_console_write_v1(uart_8250_port& up, std::string_view s);
+void serial8250_console_fifo_write_v1(uart_8250_port& up, std::string_view s);
+
+// 8250_early: write THR, then spin (cpu_relax, no timeout) until THRE and TEMT are both set.
+void serial_putc(uart_8250_port& up, unsigned char c);
+void early_serial8250_write(uart_8250_port& up, std::string_view s);
+// 8250_early init_port: 8N1-style LCR, IER off, FCR=0 (FIFO off), DTR|RTS, the divisor.
+void early_serial8250_init_port(uart_8250_port& up, std::uint16_t divisor, std::uint8_t lcr);
+
+// What serial8250_startup() and set_termios leave behind: FIFOs cleared and enabled with the 16550A's
+// RX trigger of 8 (cached in up.fcr), the divisor and frame, DTR|RTS|OUT2, IER off; the port is
+// initialised.
+void serial8250_port_startup(uart_8250_port& up, std::uint16_t divisor, std::uint8_t lcr);
+
+} // namespace uartvp::sw

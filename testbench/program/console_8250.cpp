@@ -1,0 +1,309 @@
+// Scenario console-8250 (seed 002): the 8250 console prints a log through a 16550A, one console write
+// per printk record: per character (one byte per THRE wait), through the FIFO (bursts of tx_loadsz),
+// the first FIFO version before the port is started (FIFO off: bursts overwrite THR), and 8250_early.
+#include <chrono>
+#include <optional>
+
+#include <uartvp/cpu/core.h>
+#include <uartvp/line_monitor.h>
+#include <uartvp/router.h>
+#include <uartvp/scoreboard.h>
+#include <uartvp/uart16550.h>
+
+#include "scenario.h"
+#include "serial8250.h"
+
+namespace uartvp::program {
+
+using namespace sc_core;
+
+namespace {
+
+// Seed 002's slow machine (HP ProLiant DL380 Gen9, BMC-emulated COM port), fitted to both of its rates:
+// 2.5 KB/s per character and 3.1 KB/s through the FIFO (see console_8250_scenario()).
+constexpr double slow_bmc_drain_ns = 317'000;
+constexpr double slow_bmc_thre_delay_ns = 70'000;
+
+double actual_baud(const params& p) {
+    return static_cast<double>(p.uartclk_hz) /
+           (16.0 * static_cast<double>(uart16550_divisor(p.uartclk_hz, p.baud)));
+}
+
+// The 16550 sends 1.5 stop bits for 5-bit words with LCR.STB: the monitor checks the first one.
+serial_format line_format(const serial_format& f) {
+    serial_format m = f;
+    if (m.data_bits == 5) m.stop_bits = 1;
+    return m;
+}
+
+std::uint8_t lcr_for(const serial_format& f) {
+    std::uint8_t l = static_cast<std::uint8_t>(f.data_bits - 5);
+    if (f.stop_bits == 2) l |= 0x04;
+    switch (f.parity) {
+    case parity_mode::none:
+        break;
+    case parity_mode::odd:
+        l |= 0x08;
+        break;
+    case parity_mode::even:
+        l |= 0x08 | 0x10;
+        break;
+    case parity_mode::mark:
+        l |= 0x08 | 0x20;
+        break;
+    case parity_mode::space:
+        l |= 0x08 | 0x10 | 0x20;
+        break;
+    }
+    return l;
+}
+
+uart16550_config uart_config(const params& p) {
+    uart16550_config c;
+    c.clock_hz = p.uartclk_hz;
+    c.reg_shift = p.reg_shift;
+    c.reg_io_width = p.reg_io_width;
+    c.out2_gates_irq = p.port_io; // a PC board
+    c.tx_drain_time = sc_time(p.tx_drain_ns, SC_NS);
+    c.thre_delay = sc_time(p.thre_delay_ns, SC_NS);
+    return c;
+}
+
+// A machine with one core and one 16550: core -> router -> 16550 -> TXD -> line monitor -> scoreboard.
+class uart16550_platform : public sc_module {
+public:
+    sc_signal<bool> txd{"txd", true}, irq{"irq", false}, rxd{"rxd", true};
+    sc_signal<bool, SC_MANY_WRITERS> nreset{"nreset", true};
+    cpu::core cpu0;
+    router bus;
+    uart16550 uart;
+    line_monitor monitor;
+    scoreboard sb;
+    std::string text_head; // the first decoded characters
+
+    uart16550_platform(const sc_module_name& name, const params& p)
+        : sc_module(name)
+        , cpu0("cpu0", 0, timing(p))
+        , bus("bus")
+        , uart("uart0", uart_config(p))
+        , monitor("console", actual_baud(p), line_format(p.frame))
+        , m_p(p) {
+        cpu0.set_collapse_polls(!p.reference);
+        cpu0.bus.bind(bus.target);
+        bus.map(uart.bus, bus_address(), uart.map_size(), "uart0");
+        uart.txd(txd);
+        uart.irq(irq);
+        uart.rxd(rxd);
+        uart.nreset(nreset);
+        monitor.line(txd);
+        sb.set_data_bits(p.frame.data_bits);
+        monitor.on_char([this](const decoded_char& c) {
+            if (m_reset_at && c.start < *m_reset_at && c.end > *m_reset_at) return; // cut off: lost
+            if (c.is_break) return;
+            sb.observe(c.data, c.start);
+            // Printable for JSON: bytes above 0x7F show as '?'.
+            if (text_head.size() < 256) text_head += c.data < 0x80 ? static_cast<char>(c.data) : '?';
+        });
+        SC_HAS_PROCESS(uart16550_platform);
+        SC_METHOD(track);
+        sensitive << uart.tx_fifo_level << uart.temt;
+        dont_initialize();
+        SC_THREAD(supervise);
+    }
+
+    cpu::timing_profile timing(const params& p) const {
+        cpu::timing_profile t;
+        t.cpu_hz = p.cpu_hz;
+        t.cpu_relax_cycles = p.relax_cycles;
+        const std::uint64_t base = p.port_io ? t.io_base + p.uart_base : p.uart_base;
+        t.regions.push_back({"uart", base, std::uint64_t{8} << p.reg_shift, sc_time(p.mmio_read_ns, SC_NS),
+                             sc_time(p.mmio_write_ns, SC_NS)});
+        return t;
+    }
+    std::uint64_t bus_address() const {
+        return m_p.port_io ? cpu0.timing().io_base + m_p.uart_base : m_p.uart_base;
+    }
+
+    // Asserts the UART's reset now (a reboot); a frame on the line at that moment is lost.
+    void reset_uart() {
+        cpu0.sync();
+        m_reset_at = sc_time_stamp();
+        nreset.write(false);
+    }
+
+    unsigned tx_fifo_max() const { return m_tx_fifo_max; }
+    sc_time line_idle_at() const { return m_line_idle; }
+
+private:
+    void track() {
+        m_tx_fifo_max = std::max(m_tx_fifo_max, uart.tx_fifo_level.read());
+        if (uart.temt.read()) m_line_idle = sc_time_stamp();
+    }
+    void supervise() {
+        if (!cpu0.idle()) wait(cpu0.idle_event());
+        if (m_reset_at) {
+            wait(sc_time(1, SC_US));
+            nreset.write(true);
+            wait(SC_ZERO_TIME);
+        }
+        while (!uart.temt.read())
+            wait(uart.temt.posedge_event());
+        // Let the monitor sample the last stop bit(s).
+        wait(sc_time((m_p.frame.stop_bits + 1.0) / actual_baud(m_p), SC_SEC));
+        sc_stop();
+    }
+
+    params m_p;
+    unsigned m_tx_fifo_max = 0;
+    sc_time m_line_idle;
+    std::optional<sc_time> m_reset_at;
+};
+
+using write_fn = void (*)(sw::uart_8250_port&, std::string_view);
+
+run_result run_console(const run_request& rq) {
+    const auto wall0 = std::chrono::steady_clock::now();
+    const params& p = rq.p;
+    uart16550_platform m("machine", p);
+
+    sw::uart_8250_port port;
+    port.iotype = p.port_io ? sw::upio::port : p.reg_io_width == 4 ? sw::upio::mem32 : sw::upio::mem;
+    port.iobase = static_cast<std::uint16_t>(p.port_io ? p.uart_base : 0);
+    port.membase = p.port_io ? 0 : p.uart_base;
+    port.regshift = p.reg_shift;
+    port.fifosize = port.tx_loadsz = p.fifo_depth;
+    const auto divisor = static_cast<std::uint16_t>(uart16550_divisor(p.uartclk_hz, p.baud));
+    const std::uint8_t lcr = lcr_for(p.frame);
+
+    write_fn write = nullptr;
+    if (rq.variant == "putchar" || rq.variant == "fifo") {
+        // The port as serial8250_startup() leaves it: FIFO enabled, initialised.
+        m.cpu0.add_task("startup", [&] { sw::serial8250_port_startup(port, divisor, lcr); });
+        write = rq.variant == "putchar" ? sw::serial8250_console_write_v0 : sw::serial8250_console_write;
+    } else {
+        // As 8250_early leaves it (FIFO off); for fifo-before-init the console is the real driver's,
+        // registered before the port was started up.
+        m.cpu0.add_task("early-setup", [&] { sw::early_serial8250_init_port(port, divisor, lcr); });
+        write = rq.variant == "early" ? sw::early_serial8250_write : sw::serial8250_console_write_v1;
+    }
+    std::uint64_t bytes_written = 0;
+    m.cpu0.add_task("boot", [&] {
+        for (const std::string& line : rq.payload) {
+            std::string out;
+            for (char c : line) {
+                if (c == '\n') out += '\r';
+                out += c;
+            }
+            m.sb.expect(out);
+            bytes_written += out.size();
+            write(port, line);
+        }
+        if (p.reset_after_write) m.reset_uart();
+    });
+    sc_start();
+    m.sb.finish(sc_time_stamp());
+
+    const cpu::task_stats& boot = m.cpu0.tasks().at(1);
+    run_result r;
+    r.scenario = rq.scenario;
+    r.variant = rq.variant;
+    r.profile = rq.profile;
+    r.params = p.to_json();
+    r.payload_source = rq.payload_source;
+    r.payload_lines = rq.payload.size();
+    r.expect_loss = rq.expect_loss;
+    r.sim_time_ns = (boot.end - boot.start).to_seconds() * 1e9;
+    r.line_idle_ns = m.line_idle_at() > boot.start ? (m.line_idle_at() - boot.start).to_seconds() * 1e9 : 0;
+    r.bytes_written = bytes_written;
+    r.bytes_on_line = m.sb.observed_count();
+    r.lost_bytes = m.sb.lost();
+    r.corrupted_bytes = m.sb.corrupted();
+    r.duplicated_bytes = m.sb.duplicated();
+    r.extra_bytes = m.sb.extra();
+    r.framing_errors = m.monitor.framing_errors();
+    r.parity_errors = m.monitor.parity_errors();
+    if (const auto d = m.sb.first_difference())
+        r.first_difference = {{"kind", to_string(d->kind)},          {"expected_index", d->expected_index},
+                              {"observed_index", d->observed_index}, {"time_ns", d->when.to_seconds() * 1e9},
+                              {"expected_byte", d->expected_byte},   {"observed_byte", d->observed_byte}};
+    r.mmio_reads = boot.mmio_reads;
+    r.mmio_writes = boot.mmio_writes;
+    r.polls = boot.relax;
+    r.irq_off_max_ns = m.cpu0.stats().irq_off_max.to_seconds() * 1e9;
+    r.irq_off_total_ns = m.cpu0.stats().irq_off_total.to_seconds() * 1e9;
+    r.tx_fifo_max = m.tx_fifo_max();
+    r.transactions = m.cpu0.transactions();
+    r.line_text_head = m.text_head;
+    // The seed's figures: the slow machine's two paths, the fast machine's line rate (no change with FIFO).
+    if (rq.profile == "slow-bmc" && (rq.variant == "putchar" || rq.variant == "fifo"))
+        r.seed_kbps = rq.variant == "putchar" ? 2.5 : 3.1;
+    if (rq.profile == "pc" && (rq.variant == "putchar" || rq.variant == "fifo")) r.seed_kbps = 11.5;
+    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    return r;
+}
+
+void pc_com1(params& p) {
+    p.uart_model = "16550";
+    p.port_io = true;
+    p.uart_base = 0x3F8;
+    p.reg_shift = 0;
+    p.reg_io_width = 1;
+    p.uartclk_hz = 1'843'200;
+    p.baud = 115200;
+    p.fifo_depth = 16;
+    p.cpu_hz = 2'400'000'000;
+    p.mmio_read_ns = 1700;
+    p.mmio_write_ns = 1700;
+}
+
+} // namespace
+
+scenario_def console_8250_scenario() {
+    scenario_def s;
+    s.name = "console-8250";
+    s.description =
+        "8250 console prints a log through a 16550A, one console write per printk record (seed 002)";
+    s.variants = {
+        {"putchar", "serial8250_console_write before the FIFO patch: wait for THRE, write one byte"},
+        {"fifo", "serial8250_console_write as merged (v5.19): bursts of tx_loadsz bytes per THRE"},
+        {"fifo-before-init",
+         "the first FIFO version (reverted): decides on FCR read back (IIR) and bursts 16 bytes before the "
+         "port is started, FIFO off: 15 of every 16 bytes lost"},
+        {"early", "8250_early serial_putc: write THR, spin until THRE and TEMT (FIFO off)"},
+    };
+    s.profiles = {
+        {"pc", "COM1 at I/O port 0x3F8, 1.8432 MHz, 115200 8N1, 1.7 us per port access, 2.4 GHz CPU",
+         pc_com1},
+        {"slow-bmc",
+         "seed 002's slow machine: port reads 1.74 us, writes 1.70 us (the seed's trace); a part that drains "
+         "a "
+         "byte in 317 us and raises THRE 70 us late (fitted to 2.5 KB/s per character and 3.1 KB/s with "
+         "FIFO)",
+         [](params& p) {
+             pc_com1(p);
+             p.mmio_read_ns = 1740;
+             p.mmio_write_ns = 1700;
+             p.tx_drain_ns = slow_bmc_drain_ns;
+             p.thre_delay_ns = slow_bmc_thre_delay_ns;
+         }},
+        {"soc",
+         "an SoC's 16550-compatible UART: MMIO at 0x10000000, reg-shift 2, 32-bit accesses, 24 MHz clock "
+         "(divisor 13: 115385 baud), APB reads 120 ns, writes 60 ns, 1 GHz CPU",
+         [](params& p) {
+             p.uart_model = "16550";
+             p.port_io = false;
+             p.uart_base = 0x10000000;
+             p.reg_shift = 2;
+             p.reg_io_width = 4;
+             p.uartclk_hz = 24'000'000;
+             p.baud = 115200;
+             p.fifo_depth = 16;
+         }},
+    };
+    s.default_profile = "pc";
+    s.default_payload_bytes = 2500; // seed 002: sertest -n 2500
+    s.run = run_console;
+    return s;
+}
+
+} // namespace uartvp::program

@@ -1,0 +1,163 @@
+// The console-8250 scenario (seed 002) through the uartvp program: throughput of the per-character and
+// FIFO paths on the slow machine and on a PC, the loss of the first FIFO version before the port is
+// started (and its garbled line), bad input, JSON.
+#include <cstdio>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "program_runner.h"
+
+using namespace uartvp::test;
+
+namespace {
+
+double kbps(const nlohmann::json& j) {
+    return j["throughput_kbps"].get<double>();
+}
+
+// The kernel log around seed 002's garbled console, one console write per line.
+std::string seed002_payload() {
+    const std::string path = "/tmp/uartvp-test-seed002.txt";
+    std::ofstream f(path);
+    f << "[    6.443501] Serial: 8250/16550 driver, 4 ports, IRQ sharing enabled\n"
+         "[    6.450643] 00:03: ttyS0 at I/O 0x3f8 (irq = 4, base_baud = 115200) is a 16550A\n"
+         "[    6.451625] 00:04: ttyS1 at I/O 0x2f8 (irq = 3, base_baud = 115200) is a 16550A\n"
+         "[    6.453808] Non-volatile memory driver v1.3\n"
+         "[    6.475688] loop: module loaded\n"
+         "[    6.476401] ahci 0000:00:1f.2: version 3.0\n"
+         "[    6.487238] ahci 0000:00:1f.2: AHCI 0001.0300 32 slots 6 ports 6 Gbps 0x3f impl SATA mode\n";
+    return path;
+}
+
+} // namespace
+
+// Seed 002's slow machine: 2.5 KB/s per character, 3.1 KB/s through the FIFO (the fitted profile).
+TEST(Program8250, SlowBmcThroughputOfBothPathsMatchesTheSeed) {
+    const nlohmann::json pc = run_json("console-8250", "--variant putchar --profile slow-bmc");
+    const nlohmann::json fifo = run_json("console-8250", "--variant fifo --profile slow-bmc");
+    EXPECT_NEAR(kbps(pc), 2.5, 0.05);
+    EXPECT_NEAR(kbps(fifo), 3.1, 0.05);
+    EXPECT_NEAR(kbps(fifo) / kbps(pc), 3.1 / 2.5, 0.02);
+    EXPECT_EQ(pc["seed_kbps"], 2.5);
+    EXPECT_EQ(fifo["seed_kbps"], 3.1);
+    EXPECT_EQ(pc["lost_bytes"], 0);
+    EXPECT_EQ(fifo["lost_bytes"], 0);
+    EXPECT_EQ(pc["tx_fifo_max"], 1) << "per character: one byte at a time";
+    EXPECT_EQ(fifo["tx_fifo_max"], 16);
+    EXPECT_NEAR(pc["params"]["tx_drain_ns"].get<double>(), 317000, 1);
+    EXPECT_NEAR(pc["params"]["thre_delay_ns"].get<double>(), 70000, 1);
+}
+
+// The fast machine: both paths at the line rate (86.8 us per byte at 115200 8N1, 11.5 KB/s).
+TEST(Program8250, PcFifoPathIsNoSlowerThanPerCharacter) {
+    const nlohmann::json pc = run_json("console-8250", "--variant putchar --profile pc");
+    const nlohmann::json fifo = run_json("console-8250", "--variant fifo --profile pc");
+    EXPECT_GE(kbps(fifo), kbps(pc));
+    EXPECT_NEAR(kbps(pc), 11.5, 0.1);
+    EXPECT_NEAR(kbps(fifo), 11.5, 0.1);
+    EXPECT_EQ(pc["params"]["port_io"], true);
+    EXPECT_EQ(pc["params"]["uart_base"], 0x3F8);
+    EXPECT_EQ(pc["params"]["divisor"], 1);
+}
+
+TEST(Program8250, FifoBeforeInitLosesFifteenOfEverySixteenAndLooksLikeTheSeed) {
+    const std::string payload = seed002_payload();
+    const nlohmann::json j =
+        run_json("console-8250", "--variant fifo-before-init --profile pc --payload " + payload, 1);
+    const auto lost = j["lost_bytes"].get<double>(), written = j["bytes_written"].get<double>();
+    EXPECT_GT(lost / written, 0.88) << "about 15 of every 16";
+    EXPECT_LT(lost / written, 15.0 / 16.0 + 0.01);
+    EXPECT_EQ(j["corrupted_bytes"], 0) << "what arrives is right, only most of it is missing";
+    EXPECT_EQ(j["outcome"], "difference");
+    // The seed's console: "[0I 15" twice, "[No", "[ld", "[a2", "[a20tm", each on its own staircase line
+    // (the '\r' is lost with the rest).
+    const std::string head = j["line_text_head"].get<std::string>();
+    EXPECT_NE(head.find("\n[0I 15\n[0I 15\n[No\n[ld\n[a2\n[a20tm\n"), std::string::npos) << head;
+    const nlohmann::json ok = run_json(
+        "console-8250", "--variant fifo-before-init --profile pc --payload " + payload + " --expect-loss", 0);
+    EXPECT_EQ(ok["outcome"], "expected-loss");
+    std::remove(payload.c_str());
+}
+
+TEST(Program8250, EveryVariantOnEveryProfileRunsCleanExceptTheRevertedOne) {
+    for (const char* prof : {"pc", "slow-bmc", "soc"})
+        for (const char* v : {"putchar", "fifo", "early"}) {
+            const nlohmann::json j = run_json("console-8250", std::string("--variant ") + v + " --profile " +
+                                                                  prof + " --payload-bytes 600");
+            EXPECT_EQ(j["outcome"], "clean") << v << " on " << prof;
+            EXPECT_EQ(j["bytes_on_line"], j["bytes_written"]) << v << " on " << prof;
+        }
+    const nlohmann::json soc = run_json("console-8250", "--variant fifo --profile soc --payload-bytes 600");
+    EXPECT_EQ(soc["params"]["reg_shift"], 2);
+    EXPECT_EQ(soc["params"]["reg_io_width"], 4);
+    EXPECT_EQ(soc["params"]["divisor"], 13);
+}
+
+TEST(Program8250, JsonCarriesTheEarlyconFieldsPlusThroughput) {
+    const nlohmann::json j = run_json("console-8250", "--variant fifo --payload-bytes 300");
+    for (const char* k : {"schema_version",   "scenario",      "variant",          "profile",
+                          "params",           "sim_time_ns",   "line_idle_ns",     "wall_s",
+                          "bytes_written",    "bytes_on_line", "lost_bytes",       "corrupted_bytes",
+                          "duplicated_bytes", "extra_bytes",   "first_difference", "mmio_reads",
+                          "mmio_writes",      "polls",         "irq_off_max_ns",   "irq_off_total_ns",
+                          "tx_fifo_max",      "outcome",       "throughput_kbps"})
+        EXPECT_TRUE(j.contains(k)) << k;
+    EXPECT_NEAR(kbps(j), j["bytes_written"].get<double>() / j["sim_time_ns"].get<double>() * 1e6, 1e-9);
+    EXPECT_GT(j["irq_off_max_ns"].get<double>(), 0) << "the console write holds the port lock, IRQs off";
+}
+
+TEST(Program8250, ResultsAreDeterministic) {
+    nlohmann::json a = run_json("console-8250", "--variant fifo --profile slow-bmc --payload-bytes 800");
+    nlohmann::json b = run_json("console-8250", "--variant fifo --profile slow-bmc --payload-bytes 800");
+    a.erase("wall_s");
+    b.erase("wall_s");
+    EXPECT_EQ(a, b);
+}
+
+TEST(Program8250, CompareShowsKilobytesPerSecondBesideTheSeed) {
+    const result r = run_uartvp("compare console-8250 --profile slow-bmc --payload-bytes 1200");
+    EXPECT_EQ(r.code, 1) << "fifo-before-init loses bytes: " << r.err;
+    for (const char* w : {"KB/s", "seed KB/s", "2.5", "3.1", "putchar", "fifo-before-init", "early"})
+        EXPECT_NE(r.out.find(w), std::string::npos) << w << "\n" << r.out;
+    const result ok = run_uartvp("compare console-8250 --profile pc --payload-bytes 600 --expect-loss");
+    EXPECT_EQ(ok.code, 0) << ok.err;
+}
+
+TEST(Program8250, BadInputGetsOneLineAndExitCode2) {
+    expect_usage_error("run console-8250 --variant nope", "nope");
+    expect_usage_error("run console-8250 --profile moon", "moon");
+    expect_usage_error("run console-8250 --set fifo_depth=32", "fifo_depth");
+    expect_usage_error("run console-8250 --set reg_shift=3", "reg_shift");
+    expect_usage_error("run console-8250 --set reg_io_width=4", "reg_io_width"); // port I/O: bytes
+    expect_usage_error("run console-8250 --profile soc --set reg_shift=0", "reg_io_width");
+    expect_usage_error("run console-8250 --set thre_delay_ns=-5", "thre_delay_ns");
+    expect_usage_error("run console-8250 --set tx_drain_ns=x", "tx_drain_ns");
+    expect_usage_error("run console-8250 --set uart_base=0x3F9", "uart_base");
+    expect_usage_error("run console-8250 --set baud=921600", "impossible");
+    expect_usage_error("run earlycon-pl011 --set thre_delay_ns=5", "16550");
+    // The PL011's checks are unchanged.
+    expect_usage_error("run earlycon-pl011 --set fifo_depth=64", "fifo_depth");
+    expect_usage_error("run earlycon-pl011 --set uart_base=0x3F8", "4 KiB");
+    const nlohmann::json j =
+        run_json("earlycon-pl011", "--variant v1 --payload-bytes 100 --set fifo_depth=16");
+    EXPECT_EQ(j["params"]["fifo_depth"], 16);
+}
+
+// Fast mode (promised LSR values let polling loops run as one operation) against reference mode (every
+// poll a transaction): the same simulated results.
+TEST(Program8250, FastModeGivesTheSameResultsAsReference) {
+    for (const char* args : {"--variant early --profile soc", "--variant early --profile pc",
+                             "--variant fifo --profile slow-bmc"}) {
+        nlohmann::json f = run_json("console-8250", std::string(args) + " --payload-bytes 400");
+        nlohmann::json r =
+            run_json("console-8250", std::string(args) + " --payload-bytes 400 --mode reference");
+        for (const char* host : {"wall_s", "transactions", "rtl_eval_s"}) {
+            f.erase(host);
+            r.erase(host);
+        }
+        f["params"].erase("mode");
+        r["params"].erase("mode");
+        EXPECT_EQ(f, r) << args;
+    }
+}

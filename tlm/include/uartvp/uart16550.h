@@ -1,0 +1,106 @@
+#pragma once
+// uartvp::uart16550: a National/TI PC16550D UART as a TLM-2.0 target. A model, not RTL: it computes
+// when things happen (the next TXD edge, THRE, the end of a frame, the stop-bit sample of a received
+// frame, the character timeout) and wakes only then; no clock drives it and it sleeps while idle.
+// Times derive from the XIN clock's cycle count (cycle_clock), so long runs do not drift.
+//
+// Choices where the datasheet leaves room (tested in testbench/tests/test_uart16550.cpp):
+// - THR -> TSR transfer: immediate when the transmitter is idle (THRE rises again at once in 16450
+//   mode; the first byte of a burst into a 1-byte THR survives, as seed 002's garbled line shows).
+// - Start bit of a character written to an idle transmitter: 16 BAUDOUT cycles (one bit) after the
+//   write's next XIN edge (datasheet: 8 to 24). Back-to-back characters follow without a gap.
+// - THRE indication delay (FIFO mode, THRE=1 and the FIFO has not held two bytes since): THRE rises one
+//   character time minus one stop bit after the byte left the FIFO (from that XIN edge); the first
+//   rise after a change of FCR0 is not delayed. tSI/tSTI are not modelled apart: IIR follows THRE.
+// - The frame format and divisor are taken when a character starts (TX) or its start edge is seen (RX).
+// - RX: the start edge is taken at the first XIN edge at or after the falling edge; bit k is sampled
+//   8 + 16k BAUDOUT cycles later and a sample sees the line strictly before its time. The character is
+//   loaded at the sample of its first stop bit; a framing error resynchronises on the low stop bit
+//   (sampled as the next start bit); after a break the receiver waits for mark.
+// - Character timeout: 4 character times of the current LCR/divisor, counted from the last stop-bit
+//   sample or RBR read; the IIR shows RDA (0x04) before the timeout (0x0C) when both hold.
+// - LSR7 is set when a character with PE/FE/BI enters the FIFO; an LSR read leaves it set only if a
+//   character with an error is still queued behind the top one. Break sets BI and FE.
+// - Divisor and SCR are not reset (power-on 0); a divisor of 0 counts as 65536.
+// - DLL/DLM, SCR, IER, LCR, MCR read back; FCR is write only (offset 2 reads IIR); writes to LSR and MSR
+//   are ignored (factory test).
+// - INTR is the chip's pin; on PC boards OUT2 gates it: uart16550_config::out2_gates_irq.
+// Slow parts (seed 002's BMC-emulated UART): tx_drain_time keeps each byte at the head of THR/FIFO that
+// long before it may leave (bytes leave no faster than one per drain time), thre_delay raises THRE that
+// long after the last byte left (or later, if the datasheet's own delay is longer).
+#include <cstdint>
+#include <memory>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+#include <uartvp/cycle_clock.h>
+
+namespace uartvp {
+
+// A port that may stay unbound; it then reads as its inactive level (inputs) or drives nothing (outputs).
+// (The same aliases as in <uartvp/pl011.h>; redeclaring an alias of the same type is allowed.)
+using optional_in = sc_core::sc_port<sc_core::sc_signal_in_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
+using optional_out = sc_core::sc_port<sc_core::sc_signal_inout_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
+
+struct uart16550_config {
+    std::uint64_t clock_hz = 1'843'200; // XIN; divisor 1 = 115200 baud
+    unsigned reg_shift = 0;             // register i at offset i << reg_shift: 0 for I/O ports, 2 for MMIO
+    unsigned reg_io_width = 1;          // accesses of 1 byte or of this width (<= 1 << reg_shift) are served
+    bool out2_gates_irq = false;        // PC boards: irq = INTR only while the OUT2 pin is active
+    // A slow part's extra latencies (0 for a real 16550).
+    sc_core::sc_time tx_drain_time = sc_core::SC_ZERO_TIME;
+    sc_core::sc_time thre_delay = sc_core::SC_ZERO_TIME;
+};
+
+class uart16550 : public sc_core::sc_module {
+public:
+    tlm_utils::simple_target_socket<uart16550, 32> bus;
+    sc_core::sc_out<bool> irq; // INTR, active high
+    sc_core::sc_out<bool> txd; // SOUT
+    sc_core::sc_in<bool> rxd;  // SIN
+
+    // Optional ports, active low like the chip's pins (MR is active high on the chip; nreset here, as on
+    // the PL011). Unbound inputs read inactive (high).
+    optional_in nreset;
+    optional_in ncts, ndsr, ndcd, nri;
+    optional_out nrts, ndtr, nout1, nout2;
+
+    // Observation, for waves and tests, changing at the exact times.
+    sc_core::sc_signal<unsigned> tx_fifo_level, rx_fifo_level; // THR/RBR count as one entry in 16450 mode
+    sc_core::sc_signal<bool> thre, temt, dr, fifo_enabled;
+
+    explicit uart16550(const sc_core::sc_module_name& name, const uart16550_config& cfg = uart16550_config());
+    ~uart16550() override;
+    uart16550(const uart16550&) = delete;
+    uart16550& operator=(const uart16550&) = delete;
+    const char* kind() const override { return "uartvp::uart16550"; }
+
+    const uart16550_config& config() const { return m_cfg; }
+    const cycle_clock& clock() const { return m_clock; }
+    std::uint64_t map_size() const { return std::uint64_t{8} << m_cfg.reg_shift; }
+
+    // Bytes written to THR and never sent: overwritten in 16450 mode, or written into a full FIFO.
+    std::uint64_t tx_lost() const;
+    // Received characters lost to overrun.
+    std::uint64_t rx_overruns() const;
+
+    // Adds the lines, IRQ and observation signals to a trace file, prefixed with this module's name.
+    void trace(sc_core::sc_trace_file* tf) const;
+
+private:
+    struct impl;
+    void b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay);
+    unsigned transport_dbg(tlm::tlm_generic_payload& tx);
+    void run();
+    void sample_inputs();
+    void drive_outputs();
+    void start_of_simulation() override;
+
+    uart16550_config m_cfg;
+    cycle_clock m_clock;
+    std::unique_ptr<impl> m_impl;
+    sc_core::sc_event m_wake;
+};
+
+} // namespace uartvp

@@ -1,0 +1,850 @@
+#include <uartvp/uart16550.h>
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+
+#include <uartvp/read_promise.h>
+
+namespace uartvp {
+
+using namespace sc_core;
+
+namespace detail {
+namespace {
+
+// Register indices (DLAB=0), each with its reset value (MR). DLL/DLM and SCR are not reset.
+struct reg_def {
+    unsigned index;
+    std::uint8_t reset;
+};
+constexpr reg_def RBR_THR{0, 0x00}, IER{1, 0x00}, IIR_FCR{2, 0x01}, LCR{3, 0x00}, MCR{4, 0x00}, LSR{5, 0x60},
+    MSR{6, 0x00}, SCR{7, 0x00};
+constexpr unsigned DLL = 0, DLM = 1; // with LCR.DLAB
+
+// Bit fields, datasheet names.
+constexpr std::uint8_t IER_ERBFI = 0x01, IER_ETBEI = 0x02, IER_ELSI = 0x04, IER_EDSSI = 0x08;
+constexpr std::uint8_t IIR_NO_INT = 0x01, IIR_RLS = 0x06, IIR_RDA = 0x04, IIR_CTI = 0x0C, IIR_THRI = 0x02,
+                       IIR_MS = 0x00, IIR_FIFOS = 0xC0;
+constexpr std::uint8_t FCR_ENABLE = 0x01, FCR_CLEAR_RX = 0x02, FCR_CLEAR_TX = 0x04, FCR_DMA = 0x08;
+constexpr std::uint8_t LCR_WLS = 0x03, LCR_STB = 0x04, LCR_PEN = 0x08, LCR_EPS = 0x10, LCR_STICK = 0x20,
+                       LCR_BREAK = 0x40, LCR_DLAB = 0x80;
+constexpr std::uint8_t MCR_DTR = 0x01, MCR_RTS = 0x02, MCR_OUT1 = 0x04, MCR_OUT2 = 0x08, MCR_LOOP = 0x10;
+constexpr std::uint8_t LSR_DR = 0x01, LSR_OE = 0x02, LSR_PE = 0x04, LSR_FE = 0x08, LSR_BI = 0x10,
+                       LSR_THRE = 0x20, LSR_TEMT = 0x40, LSR_FIFOE = 0x80;
+constexpr std::uint8_t MSR_DCTS = 0x01, MSR_DDSR = 0x02, MSR_TERI = 0x04, MSR_DDCD = 0x08;
+
+constexpr std::size_t fifo_depth = 16;
+constexpr unsigned rx_trigger_levels[4] = {1, 4, 8, 14};
+const sc_time never = sc_max_time();
+
+// A frame format as LCR and the divisor give it, in XIN cycles.
+struct frame_format {
+    unsigned data_bits = 5;
+    bool parity = false;
+    std::uint8_t lcr = 0;
+    std::uint64_t bit = 16; // XIN cycles per bit: 16 BAUDOUT cycles of `divisor` XIN cycles
+    unsigned stop_half = 2; // stop bits x 2: 2, 3 (1.5 with 5-bit words) or 4
+
+    static frame_format from(std::uint8_t lcr, std::uint32_t divisor) {
+        frame_format f;
+        f.lcr = lcr;
+        f.data_bits = 5 + (lcr & LCR_WLS);
+        f.parity = lcr & LCR_PEN;
+        f.bit = 16ull * (divisor ? divisor : 65536u);
+        f.stop_half = !(lcr & LCR_STB) ? 2 : f.data_bits == 5 ? 3 : 4;
+        return f;
+    }
+    unsigned bits_before_stop() const { return 1 + data_bits + (parity ? 1 : 0); }
+    std::uint64_t length() const { return bits_before_stop() * bit + stop_half * bit / 2; }
+    bool parity_bit(std::uint8_t data) const {
+        if (lcr & LCR_STICK) return !(lcr & LCR_EPS); // stick: EPS=1 sends 0, EPS=0 sends 1
+        const bool odd_ones = __builtin_popcount(data & ((1u << data_bits) - 1)) & 1;
+        return (lcr & LCR_EPS) ? odd_ones : !odd_ones;
+    }
+};
+
+struct tx_frame {
+    std::uint64_t start = 0, end = 0, bit = 16; // XIN cycles
+    unsigned n = 0;                             // bits before the stop bit(s)
+    std::uint32_t levels = 0;                   // bit k (k < n), start bit first
+    bool level(unsigned k) const { return k < n ? (levels >> k) & 1 : true; }
+};
+
+struct rx_char {
+    std::uint8_t data = 0;
+    bool pe = false, fe = false, bi = false;
+    bool error() const { return pe || fe || bi; }
+};
+
+// The receiver's input line: its edges since the frame being received started. A sample at time t
+// sees the level strictly before t.
+struct rx_line {
+    bool before = true, last = true;
+    std::deque<std::pair<sc_time, bool>> edges;
+
+    void append(const sc_time& t, bool v) {
+        if (v == last) return;
+        edges.emplace_back(t, v);
+        last = v;
+    }
+    bool level_before(const sc_time& t) const {
+        bool v = before;
+        for (const auto& [when, lvl] : edges) {
+            if (when >= t) break;
+            v = lvl;
+        }
+        return v;
+    }
+    // The first edge to `level` at or after t.
+    sc_time first_edge(const sc_time& t, bool level) const {
+        for (const auto& [when, lvl] : edges)
+            if (when >= t && lvl == level) return when;
+        return never;
+    }
+    void trim(const sc_time& t) {
+        while (!edges.empty() && edges.front().first < t) {
+            before = edges.front().second;
+            edges.pop_front();
+        }
+    }
+};
+
+} // namespace
+
+// The 16550's state and what it does between bus accesses, as plain C++ (copyable: a read promise is
+// found by running a copy forward). Every event is processed at its own time by advance().
+class uart16550_core {
+public:
+    uart16550_core(const uart16550_config& cfg, const cycle_clock& clk)
+        : m_cfg(cfg)
+        , m_clk(clk) {
+        apply_reset();
+    }
+
+    const sc_time& now() const { return m_now; }
+
+    // Processes every event up to and including t.
+    void advance(const sc_time& t) {
+        for (;;) {
+            const auto [when, kind] = next();
+            if (when > t || when == never) break;
+            m_now = when;
+            process(kind);
+        }
+        if (t > m_now) m_now = t;
+        if (m_reset) {
+            m_hunt_from = m_now;
+            m_line.trim(m_now);
+        }
+    }
+    sc_time next_event() const { return next().first; }
+
+    // ---- bus, at now()
+    std::uint8_t peek(unsigned idx) const {
+        const bool dlab = m_lcr & LCR_DLAB;
+        switch (idx) {
+        case 0:
+            return dlab ? static_cast<std::uint8_t>(m_divisor) : m_rxq.empty() ? m_rbr : m_rxq.front().data;
+        case 1:
+            return dlab ? static_cast<std::uint8_t>(m_divisor >> 8) : m_ier;
+        case 2:
+            return iir();
+        case 3:
+            return m_lcr;
+        case 4:
+            return m_mcr;
+        case 5:
+            return lsr();
+        case 6:
+            return static_cast<std::uint8_t>(m_msr_delta | m_msr_state << 4);
+        default:
+            return m_scr;
+        }
+    }
+
+    bool read_has_side_effect(unsigned idx) const {
+        switch (idx) {
+        case 0:
+            return !(m_lcr & LCR_DLAB) && !m_rxq.empty();
+        case 2:
+            return (iir() & 0x0F) == IIR_THRI;
+        case 5:
+            return m_oe || m_pe || m_fe || m_bi || m_lsr7;
+        case 6:
+            return m_msr_delta != 0;
+        default:
+            return false;
+        }
+    }
+
+    std::uint8_t read(unsigned idx) {
+        const std::uint8_t v = peek(idx);
+        if (idx == 0 && !(m_lcr & LCR_DLAB) && !m_rxq.empty()) {
+            m_rbr = m_rxq.front().data;
+            m_rxq.pop_front();
+            if (!m_rxq.empty()) reveal_top();
+            m_last_activity = m_now; // the timeout counts from the last read too
+            m_timeout = false;
+        } else if (idx == 2 && (v & 0x0F) == IIR_THRI) {
+            m_thri = false; // reading IIR clears THRE as the source
+        } else if (idx == 5) {
+            m_oe = m_pe = m_fe = m_bi = false;
+            m_lsr7 = false; // unless a character with an error waits behind the top one
+            for (std::size_t i = 1; i < m_rxq.size(); ++i)
+                m_lsr7 |= m_rxq[i].error();
+        } else if (idx == 6) {
+            m_msr_delta = 0;
+        }
+        return v;
+    }
+
+    void write(unsigned idx, std::uint8_t v) {
+        if (m_reset) return;
+        const bool dlab = m_lcr & LCR_DLAB;
+        switch (idx) {
+        case 0:
+            if (dlab)
+                m_divisor = (m_divisor & 0xFF00) | v;
+            else
+                write_thr(v);
+            break;
+        case 1:
+            if (dlab)
+                m_divisor = (m_divisor & 0x00FF) | std::uint32_t(v) << 8;
+            else
+                write_ier(v);
+            break;
+        case 2:
+            write_fcr(v);
+            break;
+        case 3:
+            m_lcr = v;
+            rx_source_changed(); // BREAK acts on the serial output at once
+            break;
+        case 4:
+            m_mcr = v & 0x1F;
+            rx_source_changed();
+            update_modem();
+            break;
+        case 7:
+            m_scr = v;
+            break;
+        default: // LSR, MSR: factory test, ignored
+            break;
+        }
+        advance(m_now); // a byte into an idle transmitter leaves THR now
+    }
+
+    // How long a read of idx would return the value it returns now, inputs staying as they are.
+    sc_time stable_until(unsigned idx) const {
+        const bool dlab = m_lcr & LCR_DLAB;
+        if (idx == 1 || idx == 3 || idx == 4 || idx == 7 || (dlab && idx == 0)) return never;
+        const std::uint8_t v = peek(idx);
+        uart16550_core c = *this;
+        for (int i = 0; i < 100000; ++i) {
+            const sc_time e = c.next_event();
+            if (e == never) return never;
+            c.advance(e);
+            if (c.peek(idx) != v) return e;
+        }
+        return c.now();
+    }
+
+    // ---- inputs, at now()
+    void set_rxd(bool v) {
+        m_rxd_pin = v;
+        rx_source_changed();
+        advance(m_now);
+    }
+    void set_modem(bool cts, bool dsr, bool ri, bool dcd) {
+        m_in_modem = std::uint8_t(cts | dsr << 1 | ri << 2 | dcd << 3);
+        update_modem();
+    }
+    void set_reset(bool asserted) {
+        if (asserted == m_reset) return;
+        m_reset = asserted;
+        if (asserted) apply_reset();
+        m_hunt_from = m_now;
+        m_line.trim(m_now);
+    }
+
+    // ---- outputs
+    bool txd_pin() const { return (m_mcr & MCR_LOOP) ? true : serial_out(); }
+    bool intr() const { return !(iir() & IIR_NO_INT); }
+    bool irq_pin() const { return intr() && (!m_cfg.out2_gates_irq || out_active(MCR_OUT2)); }
+    bool out_active(std::uint8_t mcr_bit) const { return (m_mcr & mcr_bit) && !(m_mcr & MCR_LOOP); }
+    unsigned tx_level() const { return static_cast<unsigned>(m_txq.size()); }
+    unsigned rx_level() const { return static_cast<unsigned>(m_rxq.size()); }
+    bool thre() const { return m_thre; }
+    bool temt() const { return m_thre && !m_frame_active; }
+    bool data_ready() const { return !m_rxq.empty(); }
+    bool fifo_enabled() const { return m_fifo_en; }
+    std::uint64_t tx_lost() const { return m_tx_lost; }
+    std::uint64_t rx_overruns() const { return m_rx_overruns; }
+
+private:
+    enum class ev { none, tsr_end, tx_leave, tx_edge, thre_rise, rx, timeout };
+
+    frame_format format() const { return frame_format::from(m_lcr, m_divisor); }
+    sc_time at_cycle(std::uint64_t c) const { return m_clk.time_of(c); }
+
+    // The earliest pending event; ties in this order (a frame ends before the next byte leaves THR).
+    std::pair<sc_time, ev> next() const {
+        std::pair<sc_time, ev> best{never, ev::none};
+        auto consider = [&](const sc_time& t, ev k) {
+            if (t < best.first) best = {t, k};
+        };
+        if (m_reset) return best;
+        if (m_frame_active) consider(at_cycle(m_frame.end), ev::tsr_end);
+        if (!m_txq.empty()) {
+            // Not before the TSR is free (a byte blocked by the frame leaves when it ends).
+            sc_time t = std::max(m_head_since + m_cfg.tx_drain_time, m_now);
+            if (m_frame_active) t = std::max(t, at_cycle(m_frame.end));
+            consider(t, ev::tx_leave);
+        }
+        if (m_frame_active && m_edge_k <= m_frame.n)
+            consider(at_cycle(m_frame.start + m_edge_k * m_frame.bit), ev::tx_edge);
+        consider(m_thre_at, ev::thre_rise);
+        consider(rx_event_time(), ev::rx);
+        if (m_fifo_en && !m_rxq.empty() && !m_timeout)
+            consider(at_cycle(m_clk.edge_at_or_after(m_last_activity) + 4 * format().length()), ev::timeout);
+        return best;
+    }
+
+    void process(ev k) {
+        switch (k) {
+        case ev::tsr_end:
+            m_frame_active = false;
+            m_last_end = m_frame.end;
+            m_last_end_valid = true;
+            break;
+        case ev::tx_leave:
+            tx_leave();
+            break;
+        case ev::tx_edge:
+            m_so_frame = m_frame.level(m_edge_k);
+            ++m_edge_k;
+            skip_unchanged_edges();
+            rx_source_changed();
+            break;
+        case ev::thre_rise:
+            thre_rise();
+            break;
+        case ev::rx:
+            rx_step();
+            break;
+        case ev::timeout:
+            m_timeout = true;
+            break;
+        case ev::none:
+            break;
+        }
+    }
+
+    // ---- transmitter
+    void write_thr(std::uint8_t v) {
+        m_thri = false; // writing THR clears the THRE interrupt
+        const std::size_t cap = m_fifo_en ? fifo_depth : 1;
+        if (m_txq.size() == cap) {
+            ++m_tx_lost;
+            if (!m_fifo_en) m_txq.back() = v; // 16450: overwrites the waiting byte
+        } else {
+            if (m_txq.empty()) m_head_since = m_now;
+            m_txq.push_back(v);
+        }
+        if (m_fifo_en && m_txq.size() >= 2) m_held_two = true;
+        m_thre = false;
+        m_thre_at = never;
+    }
+
+    void tx_leave() {
+        const std::uint8_t b = m_txq.front();
+        m_txq.pop_front();
+        if (!m_txq.empty()) m_head_since = m_now;
+        const frame_format f = format();
+        tx_frame fr;
+        fr.bit = f.bit;
+        // Back to back after the previous stop bit; into an idle transmitter one bit after the write.
+        fr.start = m_last_end_valid && at_cycle(m_last_end) == m_now ? m_last_end
+                                                                     : m_clk.edge_at_or_after(m_now) + f.bit;
+        fr.n = f.bits_before_stop();
+        fr.levels = std::uint32_t(b & ((1u << f.data_bits) - 1)) << 1;
+        if (f.parity && f.parity_bit(b)) fr.levels |= 1u << (1 + f.data_bits);
+        fr.end = fr.start + f.length();
+        m_frame = fr;
+        m_frame_active = true;
+        m_edge_k = 0;
+        skip_unchanged_edges();
+        if (!m_txq.empty()) return;
+        // THR/FIFO empty: THRE rises now, or later (the datasheet's delay, a slow part's latency).
+        sc_time at = m_now + m_cfg.thre_delay;
+        if (m_fifo_en && !m_held_two && !m_thre_immediate)
+            at = std::max(at, at_cycle(m_clk.edge_at_or_after(m_now) + f.length() - f.bit));
+        if (at <= m_now)
+            thre_rise();
+        else
+            m_thre_at = at;
+    }
+
+    void skip_unchanged_edges() {
+        while (m_edge_k <= m_frame.n &&
+               m_frame.level(m_edge_k) == (m_edge_k ? m_frame.level(m_edge_k - 1) : true))
+            ++m_edge_k;
+    }
+
+    void thre_rise() {
+        m_thre = true;
+        m_thre_at = never;
+        if (m_ier & IER_ETBEI) m_thri = true;
+        m_held_two = false;
+        m_thre_immediate = false;
+    }
+
+    void clear_tx_fifo() {
+        const bool was_waiting = !m_thre;
+        m_txq.clear();
+        if (was_waiting) thre_rise(); // not a transfer into the TSR: no delay
+    }
+
+    void write_ier(std::uint8_t v) {
+        const bool etbei_on = (v & IER_ETBEI) && !(m_ier & IER_ETBEI);
+        m_ier = v & 0x0F;
+        if (etbei_on && m_thre) m_thri = true; // enabling it while THRE is set raises it at once
+        if (!(m_ier & IER_ETBEI)) m_thri = false;
+    }
+
+    void write_fcr(std::uint8_t v) {
+        const bool en = v & FCR_ENABLE;
+        if (!en && !m_fifo_en) return; // FCR0 must be 1 for the other bits to take effect
+        if (en != m_fifo_en) {
+            // Changing FCR0 clears both FIFOs; the next transmitter interrupt is immediate.
+            m_fifo_en = en;
+            m_thre_immediate = true;
+            clear_rx_fifo();
+            clear_tx_fifo();
+        }
+        if (!en) return;
+        if (v & FCR_CLEAR_RX) clear_rx_fifo();
+        if (v & FCR_CLEAR_TX) clear_tx_fifo();
+        m_dma_mode = v & FCR_DMA;
+        m_rx_trigger = rx_trigger_levels[v >> 6];
+    }
+
+    // Serial output before loopback: mark when idle, the frame's bits, space while BREAK.
+    bool serial_out() const { return !(m_lcr & LCR_BREAK) && m_so_frame; }
+
+    // ---- receiver
+    void rx_source_changed() { m_line.append(m_now, (m_mcr & MCR_LOOP) ? serial_out() : m_rxd_pin); }
+
+    sc_time rx_event_time() const {
+        switch (m_rx) {
+        case rx_state::in_frame:
+            return at_cycle(m_rxf.start + m_rxf.f.bits_before_stop() * m_rxf.f.bit + m_rxf.f.bit / 2);
+        case rx_state::hunting:
+            return m_line.first_edge(m_hunt_from, false);
+        default:
+            return m_line.first_edge(m_hunt_from, true);
+        }
+    }
+
+    void rx_step() {
+        if (m_rx == rx_state::hunting) { // a start edge
+            m_rxf.start = m_clk.edge_at_or_after(m_now);
+            m_rxf.f = format();
+            m_rx = rx_state::in_frame;
+            m_line.trim(m_now);
+            return;
+        }
+        if (m_rx == rx_state::wait_mark) { // mark after a break
+            m_rx = rx_state::hunting;
+            m_hunt_from = m_now;
+            m_line.trim(m_now);
+            return;
+        }
+        const frame_format& f = m_rxf.f;
+        auto sample = [&](unsigned k) {
+            return m_line.level_before(at_cycle(m_rxf.start + k * f.bit + f.bit / 2));
+        };
+        if (sample(0)) { // false start: the start bit was high at its middle
+            m_rx = rx_state::hunting;
+            m_hunt_from = at_cycle(m_rxf.start + f.bit / 2);
+            m_line.trim(m_hunt_from);
+            return;
+        }
+        rx_char c;
+        for (unsigned k = 0; k < f.data_bits; ++k)
+            c.data |= std::uint8_t(sample(1 + k)) << k;
+        const bool pbit = f.parity && sample(1 + f.data_bits);
+        const unsigned ks = f.bits_before_stop();
+        const bool stop = sample(ks);
+        if (f.parity) c.pe = pbit != f.parity_bit(c.data);
+        if (c.data == 0 && !pbit && !stop) { // break: one zero character, then wait for mark
+            c.pe = false;
+            c.fe = c.bi = true;
+            receive(c);
+            m_rx = rx_state::wait_mark;
+            m_hunt_from = m_now;
+            m_line.trim(m_now);
+            return;
+        }
+        c.fe = !stop;
+        receive(c);
+        if (c.fe) { // resynchronise: the low stop bit is taken as the next start bit
+            m_rxf.start += ks * f.bit;
+            m_rxf.f = format();
+            return;
+        }
+        m_rx = rx_state::hunting;
+        m_hunt_from = m_now;
+        m_line.trim(m_now);
+    }
+
+    void receive(const rx_char& c) {
+        ++m_rx_chars;
+        m_last_activity = m_now;
+        if (!m_fifo_en) { // 16450: RBR holds one character; an unread one is overwritten
+            if (!m_rxq.empty()) {
+                m_oe = true;
+                ++m_rx_overruns;
+                m_rxq.clear();
+            }
+            m_rxq.push_back(c);
+            m_pe |= c.pe;
+            m_fe |= c.fe;
+            m_bi |= c.bi;
+            return;
+        }
+        if (m_rxq.size() == fifo_depth) { // the character in the shift register is lost
+            m_oe = true;
+            ++m_rx_overruns;
+            return;
+        }
+        m_rxq.push_back(c);
+        if (c.error()) m_lsr7 = true;
+        if (m_rxq.size() == 1) reveal_top();
+    }
+
+    // PE/FE/BI show in LSR when their character reaches the top of the FIFO.
+    void reveal_top() {
+        const rx_char& t = m_rxq.front();
+        m_pe |= t.pe;
+        m_fe |= t.fe;
+        m_bi |= t.bi;
+    }
+
+    void clear_rx_fifo() {
+        m_rxq.clear();
+        m_timeout = false;
+    }
+
+    // ---- interrupts and status
+    bool rda() const { return m_fifo_en ? m_rxq.size() >= m_rx_trigger : !m_rxq.empty(); }
+
+    std::uint8_t iir() const {
+        const std::uint8_t fifos = m_fifo_en ? IIR_FIFOS : 0;
+        if ((m_ier & IER_ELSI) && (m_oe || m_pe || m_fe || m_bi)) return fifos | IIR_RLS;
+        if ((m_ier & IER_ERBFI) && rda()) return fifos | IIR_RDA;
+        if ((m_ier & IER_ERBFI) && m_fifo_en && m_timeout) return fifos | IIR_CTI;
+        if ((m_ier & IER_ETBEI) && m_thri) return fifos | IIR_THRI;
+        if ((m_ier & IER_EDSSI) && m_msr_delta) return fifos | IIR_MS;
+        return fifos | IIR_NO_INT;
+    }
+
+    std::uint8_t lsr() const {
+        return std::uint8_t((m_rxq.empty() ? 0 : LSR_DR) | (m_oe ? LSR_OE : 0) | (m_pe ? LSR_PE : 0) |
+                            (m_fe ? LSR_FE : 0) | (m_bi ? LSR_BI : 0) | (m_thre ? LSR_THRE : 0) |
+                            (temt() ? LSR_TEMT : 0) | (m_fifo_en && m_lsr7 ? LSR_FIFOE : 0));
+    }
+
+    // MSR[7:4] from the inputs, or in loopback from MCR (RTS->CTS, DTR->DSR, OUT1->RI, OUT2->DCD).
+    void update_modem() {
+        const std::uint8_t s = (m_mcr & MCR_LOOP)
+                                   ? std::uint8_t(((m_mcr >> 1) & 1) | (m_mcr & 1) << 1 |
+                                                  ((m_mcr >> 2) & 1) << 2 | ((m_mcr >> 3) & 1) << 3)
+                                   : m_in_modem;
+        const std::uint8_t changed = s ^ m_msr_state;
+        m_msr_delta |= changed & (MSR_DCTS | MSR_DDSR | MSR_DDCD);
+        if ((changed & 0x04) && !(s & 0x04)) m_msr_delta |= MSR_TERI; // RI went inactive
+        m_msr_state = s;
+    }
+
+    void apply_reset() {
+        m_ier = IER.reset;
+        m_lcr = LCR.reset;
+        m_mcr = MCR.reset;
+        m_fifo_en = m_dma_mode = false;
+        m_rx_trigger = 1;
+        m_oe = m_pe = m_fe = m_bi = m_lsr7 = false;
+        m_txq.clear();
+        m_thre = true; // LSR resets to 0x60
+        m_thre_at = never;
+        m_thri = m_held_two = m_thre_immediate = false;
+        m_frame_active = m_last_end_valid = false; // a frame on the line is cut off
+        m_so_frame = true;
+        m_rxq.clear();
+        m_timeout = false;
+        m_rx = rx_state::hunting;
+        m_hunt_from = m_now;
+        m_msr_delta = 0;
+        m_msr_state = m_in_modem;
+        rx_source_changed();
+    }
+
+    enum class rx_state { hunting, in_frame, wait_mark };
+    struct rx_frame {
+        std::uint64_t start = 0; // XIN edge of the start edge
+        frame_format f;
+    };
+
+    uart16550_config m_cfg;
+    cycle_clock m_clk;
+    sc_time m_now = SC_ZERO_TIME;
+    bool m_reset = false;
+    // registers
+    std::uint8_t m_ier = 0, m_lcr = 0, m_mcr = 0, m_scr = SCR.reset, m_rbr = RBR_THR.reset;
+    std::uint32_t m_divisor = 0;
+    bool m_fifo_en = false, m_dma_mode = false;
+    unsigned m_rx_trigger = 1;
+    // transmitter
+    std::deque<std::uint8_t> m_txq; // THR (16450 mode) or the TX FIFO
+    sc_time m_head_since;           // when the byte at the head of m_txq got there
+    tx_frame m_frame;               // in the TSR
+    bool m_frame_active = false;
+    unsigned m_edge_k = 0; // next bit boundary of m_frame that changes the line
+    bool m_so_frame = true;
+    std::uint64_t m_last_end = 0; // XIN cycle the last frame ended
+    bool m_last_end_valid = false;
+    bool m_thre = true;
+    sc_time m_thre_at = never; // pending (delayed) THRE rise
+    bool m_thri = false;       // THRE interrupt pending
+    bool m_held_two = false;   // the FIFO held two bytes at once since THRE was last 1
+    bool m_thre_immediate = false;
+    std::uint64_t m_tx_lost = 0;
+    // receiver
+    bool m_rxd_pin = true;
+    rx_line m_line;
+    rx_state m_rx = rx_state::hunting;
+    sc_time m_hunt_from;
+    rx_frame m_rxf;
+    std::deque<rx_char> m_rxq; // RBR (16450 mode) or the RX FIFO
+    bool m_oe = false, m_pe = false, m_fe = false, m_bi = false, m_lsr7 = false;
+    bool m_timeout = false;
+    sc_time m_last_activity;
+    std::uint64_t m_rx_chars = 0, m_rx_overruns = 0;
+    // modem status
+    std::uint8_t m_in_modem = 0, m_msr_state = 0, m_msr_delta = 0;
+};
+
+} // namespace detail
+
+struct uart16550::impl {
+    impl(const uart16550_config& cfg, const cycle_clock& clk)
+        : core(cfg, clk) {}
+    detail::uart16550_core core;
+    sc_event_or_list wake_on;
+    sc_event promise_broken; // a bus write, an input change or a reset: earlier promises may not hold
+    bool rxd = true, reset = false;
+    std::uint8_t modem = 0;
+};
+
+namespace {
+bool read_or(const optional_in& p, bool inactive) {
+    return p.size() ? p->read() : inactive;
+}
+void write_if_bound(optional_out& p, bool v) {
+    if (p.size()) p->write(v);
+}
+const uart16550_config& checked(const uart16550_config& cfg) {
+    if (cfg.reg_shift > 2) throw std::invalid_argument("uart16550: reg_shift must be 0, 1 or 2");
+    if ((cfg.reg_io_width != 1 && cfg.reg_io_width != 2 && cfg.reg_io_width != 4) ||
+        cfg.reg_io_width > (1u << cfg.reg_shift))
+        throw std::invalid_argument("uart16550: reg_io_width must be 1, 2 or 4 and fit the register stride");
+    return cfg;
+}
+} // namespace
+
+uart16550::uart16550(const sc_module_name& name, const uart16550_config& cfg)
+    : sc_module(name)
+    , bus("bus")
+    , irq("irq")
+    , txd("txd")
+    , rxd("rxd")
+    , nreset("nreset")
+    , ncts("ncts")
+    , ndsr("ndsr")
+    , ndcd("ndcd")
+    , nri("nri")
+    , nrts("nrts")
+    , ndtr("ndtr")
+    , nout1("nout1")
+    , nout2("nout2")
+    , tx_fifo_level("tx_fifo_level", 0)
+    , rx_fifo_level("rx_fifo_level", 0)
+    , thre("thre", true)
+    , temt("temt", true)
+    , dr("dr", false)
+    , fifo_enabled("fifo_enabled", false)
+    , m_cfg(checked(cfg))
+    , m_clock(cfg.clock_hz)
+    , m_impl(std::make_unique<impl>(m_cfg, m_clock)) {
+    bus.register_b_transport(this, &uart16550::b_transport);
+    bus.register_transport_dbg(this, &uart16550::transport_dbg);
+    SC_HAS_PROCESS(uart16550);
+    SC_THREAD(run);
+}
+
+uart16550::~uart16550() = default;
+
+std::uint64_t uart16550::tx_lost() const {
+    return m_impl->core.tx_lost();
+}
+std::uint64_t uart16550::rx_overruns() const {
+    return m_impl->core.rx_overruns();
+}
+
+void uart16550::start_of_simulation() {
+    sc_event_or_list& l = m_impl->wake_on;
+    l |= m_wake;
+    l |= rxd.value_changed_event();
+    for (optional_in* p : {&nreset, &ncts, &ndsr, &ndcd, &nri})
+        if (p->size()) l |= (*p)->value_changed_event();
+}
+
+void uart16550::sample_inputs() {
+    impl& m = *m_impl;
+    const bool v_rxd = rxd.read(), v_rst = !read_or(nreset, true);
+    const std::uint8_t v_modem = std::uint8_t(!read_or(ncts, true) | !read_or(ndsr, true) << 1 |
+                                              !read_or(nri, true) << 2 | !read_or(ndcd, true) << 3);
+    if (v_rxd == m.rxd && v_rst == m.reset && v_modem == m.modem) return;
+    // An input that changes at t is seen by what happens after t.
+    m.core.advance(sc_time_stamp());
+    if (v_rst != m.reset) m.core.set_reset(v_rst);
+    if (v_modem != m.modem) m.core.set_modem(v_modem & 1, v_modem & 2, v_modem & 4, v_modem & 8);
+    if (v_rxd != m.rxd) m.core.set_rxd(v_rxd);
+    m.rxd = v_rxd;
+    m.reset = v_rst;
+    m.modem = v_modem;
+    m.promise_broken.notify();
+}
+
+void uart16550::drive_outputs() {
+    const detail::uart16550_core& c = m_impl->core;
+    txd.write(c.txd_pin());
+    irq.write(c.irq_pin());
+    write_if_bound(ndtr, !c.out_active(0x01));
+    write_if_bound(nrts, !c.out_active(0x02));
+    write_if_bound(nout1, !c.out_active(0x04));
+    write_if_bound(nout2, !c.out_active(0x08));
+    tx_fifo_level.write(c.tx_level());
+    rx_fifo_level.write(c.rx_level());
+    thre.write(c.thre());
+    temt.write(c.temt());
+    dr.write(c.data_ready());
+    fifo_enabled.write(c.fifo_enabled());
+}
+
+void uart16550::run() {
+    detail::uart16550_core& core = m_impl->core;
+    for (;;) {
+        const sc_time now = sc_time_stamp();
+        sample_inputs();
+        core.advance(now);
+        drive_outputs();
+        const sc_time next = core.next_event();
+        if (next == sc_max_time())
+            wait(m_impl->wake_on);
+        else
+            wait(next - now, m_impl->wake_on);
+    }
+}
+
+namespace {
+// Register index of an access, or the error response it deserves. Served: 1 byte, or the configured
+// width, at a register's offset; the register is the low byte (lane 0) of a wider access.
+tlm::tlm_response_status decode(const tlm::tlm_generic_payload& tx, const uart16550_config& cfg,
+                                unsigned& idx, bool& lane0) {
+    const std::uint64_t addr = tx.get_address();
+    const unsigned len = tx.get_data_length();
+    if ((len != 1 && len != cfg.reg_io_width) || tx.get_streaming_width() < len)
+        return tlm::TLM_BURST_ERROR_RESPONSE;
+    if (addr >= (std::uint64_t{8} << cfg.reg_shift) || addr % (1u << cfg.reg_shift) != 0)
+        return tlm::TLM_ADDRESS_ERROR_RESPONSE;
+    const unsigned char* be = tx.get_byte_enable_ptr();
+    if (be && tx.get_byte_enable_length() == 0) return tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE;
+    idx = static_cast<unsigned>(addr >> cfg.reg_shift);
+    lane0 = !be || be[0] == TLM_BYTE_ENABLED;
+    return tlm::TLM_OK_RESPONSE;
+}
+void to_payload(tlm::tlm_generic_payload& tx, std::uint8_t v) {
+    const unsigned char* be = tx.get_byte_enable_ptr();
+    for (unsigned i = 0; i < tx.get_data_length(); ++i)
+        if (!be || be[i % tx.get_byte_enable_length()] == TLM_BYTE_ENABLED)
+            tx.get_data_ptr()[i] = i == 0 ? v : 0; // upper lanes of a wide access read 0
+}
+} // namespace
+
+void uart16550::b_transport(tlm::tlm_generic_payload& tx, sc_time& delay) {
+    if (tx.is_read() == tx.is_write()) { // TLM_IGNORE_COMMAND
+        tx.set_response_status(tlm::TLM_OK_RESPONSE);
+        return;
+    }
+    unsigned idx = 0;
+    bool lane0 = true;
+    const tlm::tlm_response_status st = decode(tx, m_cfg, idx, lane0);
+    if (st != tlm::TLM_OK_RESPONSE) {
+        tx.set_response_status(st);
+        return;
+    }
+    // The access happens at the initiator's local time; it sees every event up to that time.
+    if (delay != SC_ZERO_TIME) {
+        wait(delay);
+        delay = SC_ZERO_TIME;
+    }
+    sample_inputs();
+    detail::uart16550_core& core = m_impl->core;
+    core.advance(sc_time_stamp());
+    if (tx.is_write()) {
+        if (lane0) core.write(idx, tx.get_data_ptr()[0]);
+        m_impl->promise_broken.notify();
+    } else {
+        read_promise* promise = nullptr;
+        tx.get_extension(promise);
+        if (promise && lane0 && !core.read_has_side_effect(idx)) {
+            promise->valid = true;
+            promise->until = core.stable_until(idx);
+            promise->broken = &m_impl->promise_broken;
+        }
+        to_payload(tx, lane0 ? core.read(idx) : core.peek(idx));
+    }
+    tx.set_response_status(tlm::TLM_OK_RESPONSE);
+    m_wake.notify(SC_ZERO_TIME);
+}
+
+unsigned uart16550::transport_dbg(tlm::tlm_generic_payload& tx) {
+    // Reads only, and without side effects: a copy of the state answers.
+    unsigned idx = 0;
+    bool lane0 = true;
+    if (!tx.is_read() || decode(tx, m_cfg, idx, lane0) != tlm::TLM_OK_RESPONSE) return 0;
+    detail::uart16550_core c = m_impl->core;
+    c.advance(sc_time_stamp());
+    to_payload(tx, c.peek(idx));
+    return tx.get_data_length();
+}
+
+void uart16550::trace(sc_trace_file* tf) const {
+    const std::string p = std::string(name()) + ".";
+    sc_trace(tf, txd, p + "txd");
+    sc_trace(tf, rxd, p + "rxd");
+    sc_trace(tf, irq, p + "irq");
+    sc_trace(tf, tx_fifo_level, p + "tx_fifo_level");
+    sc_trace(tf, rx_fifo_level, p + "rx_fifo_level");
+    sc_trace(tf, thre, p + "thre");
+    sc_trace(tf, temt, p + "temt");
+    sc_trace(tf, dr, p + "dr");
+    sc_trace(tf, fifo_enabled, p + "fifo_enabled");
+}
+
+} // namespace uartvp
