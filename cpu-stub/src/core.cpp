@@ -20,10 +20,53 @@ core::core(const sc_module_name& name, unsigned id, const timing_profile& timing
     , bus("bus")
     , running_task("running_task", -1)
     , irqs_off("irqs_off", false)
+    , mmio_addr("mmio_addr", 0)
+    , mmio_read("mmio_read", false)
+    , mmio_write("mmio_write", false)
+    , polling("polling", false)
+    , poll_reads("poll_reads", 0)
     , m_id(id)
     , m_timing(timing) {
     SC_HAS_PROCESS(core);
     SC_THREAD(run);
+    SC_METHOD(strobe);
+    sensitive << m_strobe;
+    dont_initialize();
+}
+
+void core::trace(sc_trace_file* tf, const std::string& prefix) {
+    observe_bus();
+    sc_core::sc_trace(tf, running_task, prefix + "task");
+    sc_core::sc_trace(tf, irqs_off, prefix + "irqs_off");
+    sc_core::sc_trace(tf, mmio_addr, prefix + "mmio_addr");
+    sc_core::sc_trace(tf, mmio_read, prefix + "mmio_read");
+    sc_core::sc_trace(tf, mmio_write, prefix + "mmio_write");
+    sc_core::sc_trace(tf, polling, prefix + "polling");
+    sc_core::sc_trace(tf, poll_reads, prefix + "poll_reads");
+}
+
+// Shows a pending access (address, strobe until its end) or, at that end, drops the strobe.
+void core::strobe() {
+    if (m_pending.valid) {
+        m_pending.valid = false;
+        mmio_addr.write(m_pending.addr);
+        mmio_write.write(m_pending.write);
+        mmio_read.write(!m_pending.write);
+        if (m_pending.end > sc_time_stamp()) m_strobe.notify(m_pending.end - sc_time_stamp());
+    } else {
+        mmio_read.write(false);
+        mmio_write.write(false);
+    }
+}
+
+// Called at the access's own time (the target synchronised to it).
+void core::show_access(std::uint64_t addr, bool write, const sc_time& cost) {
+    m_pending.valid = true;
+    m_pending.write = write;
+    m_pending.addr = addr;
+    m_pending.end = sc_time_stamp() + cost;
+    m_strobe.cancel();
+    m_strobe.notify(SC_ZERO_TIME);
 }
 
 void core::add_task(std::string name, std::function<void()> body) {
@@ -76,12 +119,15 @@ bool core::transport(tlm::tlm_generic_payload& tx) {
             << " bytes at 0x" << std::hex << addr << ": " << tx.get_response_string();
         throw bus_error(msg.str());
     }
+    if (m_traced && sc_time_stamp() == issued) show_access(addr, tx.is_write(), done_by_cost - issued);
     const sc_time by_target = sc_time_stamp() + delay;
     m_time = std::max(done_by_cost, by_target);
     return by_target > done_by_cost;
 }
 
-std::uint32_t core::read(std::uint64_t addr, unsigned size) { return read(addr, size, nullptr, nullptr); }
+std::uint32_t core::read(std::uint64_t addr, unsigned size) {
+    return read(addr, size, nullptr, nullptr);
+}
 
 std::uint32_t core::read(std::uint64_t addr, unsigned size, read_promise* promise, bool* target_bound) {
     std::uint32_t v = 0;
@@ -121,6 +167,10 @@ std::uint32_t core::spin_read_while(std::uint64_t addr, unsigned size,
         if (!promise.valid || target_bound || m_time >= promise.until || per == SC_ZERO_TIME) continue;
         std::uint64_t n = 0;
         const std::uint64_t p = per.value(), start = m_time.value();
+        if (m_traced) {
+            sync();
+            polling.write(true);
+        }
         if (promise.until == sc_max_time()) {
             wait(*promise.broken); // the value never changes by itself: only a write or input can
             n = (sc_time_stamp().value() - start) / p + 1;
@@ -137,6 +187,10 @@ std::uint32_t core::spin_read_while(std::uint64_t addr, unsigned size,
         m_time = sc_time::from_value(start + n * p);
         m_task->mmio_reads += n;
         m_task->relax += n;
+        if (m_traced) {
+            poll_reads.write(n);
+            polling.write(false);
+        }
     }
 }
 

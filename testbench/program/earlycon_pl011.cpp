@@ -1,12 +1,14 @@
 // Scenario earlycon-pl011 (seed 000): the PL011 earlycon prints the boot log, one console write per
 // printk record, in the variants around the patch that drops the per-character BUSY wait.
 #include <chrono>
+#include <memory>
 
 #include <uartvp/cpu/kernel.h>
 
 #include "pl011.h"
 #include "pl011_platform.h"
 #include "scenario.h"
+#include "waves.h"
 
 namespace uartvp::program {
 
@@ -51,6 +53,11 @@ run_result run_earlycon(const run_request& rq) {
     const auto wall0 = std::chrono::steady_clock::now();
     const params& p = rq.p;
     pl011_platform soc("soc", p);
+    std::unique_ptr<waves> w;
+    if (!rq.vcd.empty()) {
+        w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud));
+        soc.add_waves(*w);
+    }
     const write_fn write = variant_write(rq.variant);
     std::uint64_t bytes_written = 0;
 
@@ -75,6 +82,7 @@ run_result run_earlycon(const run_request& rq) {
     });
     soc.run();
     soc.sb.finish(sc_time_stamp());
+    if (w) w->finish();
 
     const cpu::task_stats& boot = soc.cpu0.tasks().at(1);
     run_result r;

@@ -19,6 +19,7 @@
 #include "bootlog.h"
 #include "scenario.h"
 #include "version.h"
+#include "waves.h"
 
 using namespace uartvp;
 using namespace uartvp::program;
@@ -70,6 +71,7 @@ struct run_options {
     std::size_t payload_bytes = 0;
     std::vector<std::string> sets;
     std::string mode = "fast";
+    std::string vcd;
     bool expect_loss = false;
 };
 
@@ -116,6 +118,10 @@ run_request make_request(const run_options& o, bool need_variant) {
         rq.payload_source = "generated:" + std::to_string(n);
     }
     rq.expect_loss = o.expect_loss;
+    if (!o.vcd.empty()) {
+        if (const std::string why = waves_path_problem(o.vcd); !why.empty()) throw usage_error(why);
+        rq.vcd = o.vcd;
+    }
     return rq;
 }
 
@@ -149,6 +155,11 @@ int cmd_run(const run_options& o) {
     output_file json(o.json);
     const run_result r = find_scenario(rq.scenario)->run(rq);
     print_summary(r);
+    if (!rq.vcd.empty()) {
+        const std::string stem = rq.vcd.substr(0, rq.vcd.size() - 4);
+        fmt::print("  {:<22} {}, {}.gtkw, {}.lines.vcd\n", "waves", rq.vcd, stem, stem);
+        fmt::print("  {:<22} gtkwave {} {}.gtkw\n", "open with", rq.vcd, stem);
+    }
     json.commit(r.to_json().dump(2) + "\n");
     return r.clean() || r.expect_loss ? exit_ok : exit_difference;
 }
@@ -293,6 +304,9 @@ int main(int argc, char** argv) {
     auto* list = app.add_subcommand("list", "list scenarios with their variants and profiles");
     auto* run = app.add_subcommand("run", "run one scenario variant");
     add_common(run, true);
+    run->add_option("--vcd", o.vcd,
+                    "write waves: DIR/NAME.vcd (FIFO levels, flags, lines, IRQ, tasks, bus), NAME.gtkw "
+                    "(GTKWave layout) and NAME.lines.vcd (serial lines for sigrok)");
     auto* compare = app.add_subcommand("compare", "run every variant, each in its own process, side by side");
     add_common(compare, false);
 

@@ -1,5 +1,7 @@
 #include "pl011_platform.h"
 
+#include "waves.h"
+
 #include <cstdlib>
 #include <string>
 
@@ -81,6 +83,39 @@ void pl011_platform::supervise() {
 
 void pl011_platform::run() {
     sc_start();
+}
+
+} // namespace uartvp::program
+
+namespace uartvp::program {
+
+void pl011_platform::add_waves(waves& w) {
+    w.begin_group("CPU");
+    w.number(cpu0.running_task, "cpu0.task");
+    w.bit(cpu0.irqs_off, "cpu0.irqs_off");
+    w.bit(cpu0.polling, "cpu0.polling");
+    w.number(cpu0.poll_reads, "cpu0.poll_reads");
+    w.end_group();
+    w.begin_group("Bus");
+    w.address(cpu0.mmio_addr, "bus.mmio_addr");
+    w.bit(cpu0.mmio_read, "bus.mmio_read");
+    w.bit(cpu0.mmio_write, "bus.mmio_write");
+    w.end_group();
+    w.begin_group("UART0 (PL011)");
+    w.level(uart.tx_fifo_level, "uart0.tx_fifo_level", m_p.fifo_depth);
+    w.level(uart.rx_fifo_level, "uart0.rx_fifo_level", m_p.fifo_depth);
+    w.bit(uart.busy, "uart0.busy");
+    w.bit(uart.txff, "uart0.txff");
+    w.bit(uart.txfe, "uart0.txfe");
+    w.bit(uart.rxff, "uart0.rxff");
+    w.bit(uart.rxfe, "uart0.rxfe");
+    w.bit(irq, "uart0.irq");
+    w.end_group();
+    w.begin_group("Lines");
+    w.line(txd, "lines.txd", "txd");
+    w.line(rxd, "lines.rxd", "rxd");
+    w.end_group();
+    cpu0.observe_bus();
 }
 
 } // namespace uartvp::program

@@ -29,6 +29,8 @@ public:
     void reset_uart();
     // Runs until the tasks have finished and the line is idle.
     void run();
+    // Puts the CPU, bus, UART and line signals into a run's waves.
+    void add_waves(class waves& w);
 
     unsigned tx_fifo_max() const { return m_tx_fifo_max; }
     sc_core::sc_time line_idle_at() const { return m_line_idle; }

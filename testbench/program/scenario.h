@@ -18,6 +18,7 @@ struct run_request {
     std::vector<std::string> payload; // console writes, one per log line
     std::string payload_source;       // "generated:N" or the file name
     bool expect_loss = false;
+    std::string vcd; // write waves to this DIR/NAME.vcd (and NAME.gtkw, NAME.lines.vcd beside it)
 };
 
 struct run_result {

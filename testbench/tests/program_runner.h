@@ -24,10 +24,11 @@ inline std::string slurp(const std::string& path) {
     return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
-inline result run_uartvp(const std::string& args) {
+// Runs a shell command line, capturing exit code, stdout and stderr.
+inline result run_command(const std::string& command) {
     char dir[] = "/tmp/uartvp-test-XXXXXX";
     const std::string d = mkdtemp(dir);
-    const std::string cmd = std::string(UARTVP_BIN) + " " + args + " >" + d + "/out 2>" + d + "/err";
+    const std::string cmd = command + " >" + d + "/out 2>" + d + "/err";
     const int st = std::system(cmd.c_str());
     result r{WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(d + "/out"), slurp(d + "/err")};
     std::remove((d + "/out").c_str());
@@ -35,6 +36,8 @@ inline result run_uartvp(const std::string& args) {
     rmdir(d.c_str());
     return r;
 }
+
+inline result run_uartvp(const std::string& args) { return run_command(std::string(UARTVP_BIN) + " " + args); }
 
 // `uartvp run SCENARIO ARGS --json F`, expecting `expect_code`; returns the JSON.
 inline nlohmann::json run_json(const std::string& scenario, const std::string& args, int expect_code = 0) {

@@ -45,6 +45,13 @@ public:
     // Observation for waves: the task running (index into tasks(), -1 idle), IRQs off.
     sc_core::sc_signal<int> running_task;
     sc_core::sc_signal<bool> irqs_off;
+    // Bus activity, driven only once trace() was called: the address of each access with a read or
+    // write strobe held for the access's cost, and the spans in which a polling loop ran as one
+    // operation, with the number of reads it stood for.
+    sc_core::sc_signal<std::uint64_t> mmio_addr;
+    sc_core::sc_signal<bool> mmio_read, mmio_write;
+    sc_core::sc_signal<bool> polling;
+    sc_core::sc_signal<std::uint64_t> poll_reads;
 
     core(const sc_core::sc_module_name& name, unsigned id, const timing_profile& timing);
     const char* kind() const override { return "uartvp::cpu::core"; }
@@ -58,6 +65,10 @@ public:
     // Fires when the last queued task has finished.
     const sc_core::sc_event& idle_event() const { return m_idle; }
     bool idle() const { return m_done; }
+    // Adds the task, IRQs-off and bus signals to a trace file and starts driving the bus signals.
+    void trace(sc_core::sc_trace_file* tf, const std::string& prefix);
+    // Starts driving the bus signals (otherwise they cost nothing).
+    void observe_bus() { m_traced = true; }
 
     // The core whose task is executing (the kernel API acts on it).
     static core& current();
@@ -71,7 +82,8 @@ public:
     // ---- used by the kernel API
     std::uint32_t read(std::uint64_t addr, unsigned size);
     // while (keep(read(addr)) cpu_relax(); returns the last value read.
-    std::uint32_t spin_read_while(std::uint64_t addr, unsigned size, const std::function<bool(std::uint32_t)>& keep);
+    std::uint32_t spin_read_while(std::uint64_t addr, unsigned size,
+                                  const std::function<bool(std::uint32_t)>& keep);
     void write(std::uint64_t addr, std::uint32_t value, unsigned size);
     void spend(const sc_core::sc_time& t) { m_time += t; }
     void spend_cycles(std::uint64_t n) { m_time += m_timing.cycles(n); }
@@ -86,6 +98,8 @@ public:
 
 private:
     void run();
+    void strobe();
+    void show_access(std::uint64_t addr, bool write, const sc_core::sc_time& cost);
     // Returns true if the target's own delay, not the profile's cost, decided when the access ended.
     bool transport(tlm::tlm_generic_payload& tx);
     std::uint32_t read(std::uint64_t addr, unsigned size, read_promise* promise, bool* target_bound);
@@ -102,6 +116,14 @@ private:
     bool m_irq_enabled = true;
     sc_core::sc_time m_irq_off_since;
     sc_core::sc_event m_idle;
+    bool m_traced = false;
+    // The access the strobe method shows next (it alone writes the bus signals).
+    struct {
+        bool valid = false, write = false;
+        std::uint64_t addr = 0;
+        sc_core::sc_time end;
+    } m_pending;
+    sc_core::sc_event m_strobe;
     bool m_done = false;
 };
 

@@ -1,0 +1,146 @@
+#include "waves.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <stdexcept>
+
+namespace uartvp::program {
+
+namespace {
+std::string dir_of(const std::string& p) {
+    const auto s = p.rfind('/');
+    return s == std::string::npos ? "." : s == 0 ? "/" : p.substr(0, s);
+}
+std::string stem_of(const std::string& p) {
+    const auto s = p.rfind('/');
+    std::string f = s == std::string::npos ? p : p.substr(s + 1);
+    return f.substr(0, f.size() - 4); // without ".vcd"
+}
+// GTKWave trace flags (analyzer.h): right-justified binary, hex, decimal; analog step; group markers.
+constexpr const char* f_bit = "@28";
+constexpr const char* f_hex = "@22";
+constexpr const char* f_dec = "@24";
+constexpr const char* f_analog = "@8024";
+constexpr const char* f_stretch = "@20000";
+constexpr const char* f_group_begin = "@800200";
+constexpr const char* f_group_end = "@1000200";
+} // namespace
+
+std::string waves_path_problem(const std::string& p) {
+    if (p.size() < 5 || p.compare(p.size() - 4, 4, ".vcd") != 0 || p.back() == '/')
+        return "--vcd " + p + ": expected a file name ending in .vcd";
+    if (stem_of(p).empty()) return "--vcd " + p + ": expected a file name before .vcd";
+    if (access(dir_of(p).c_str(), W_OK) != 0) return "--vcd " + p + ": cannot write in " + dir_of(p);
+    return "";
+}
+
+waves::waves(const std::string& vcd_path, double baud) {
+    if (const std::string why = waves_path_problem(vcd_path); !why.empty()) throw std::runtime_error(why);
+    const std::string dir = dir_of(vcd_path), stem = stem_of(vcd_path);
+    m_vcd = vcd_path;
+    m_gtkw = dir + "/" + stem + ".gtkw";
+    m_lines_path = dir + "/" + stem + ".lines.vcd";
+    m_tmp_base = dir + "/." + stem + ".tmp" + std::to_string(getpid());
+    m_tf = sc_core::sc_create_vcd_trace_file(m_tmp_base.c_str()); // writes m_tmp_base + ".vcd"
+    if (!m_tf) throw std::runtime_error("cannot write " + vcd_path);
+    m_baud = baud;
+    m_lines =
+        std::make_unique<lines_vcd>("lines_vcd", m_tmp_base + ".lines.vcd", lines_vcd::timescale_for(baud));
+}
+
+waves::~waves() {
+    if (m_done) return;
+    if (m_tf) sc_core::sc_close_vcd_trace_file(m_tf);
+    if (m_lines) m_lines->close();
+    for (const char* ext : {".vcd", ".lines.vcd", ".gtkw"})
+        std::remove((m_tmp_base + ext).c_str());
+}
+
+void waves::add(const std::string& flags, const std::string& signal) {
+    m_save.push_back(flags);
+    // SystemC's VCD writer puts every traced name under a top scope "SystemC".
+    m_save.push_back(signal[0] == '-' ? signal : "SystemC." + signal);
+}
+
+void waves::begin_group(const std::string& name) {
+    add(f_group_begin, "-" + name);
+}
+void waves::end_group() {
+    // The end marker repeats the group's name, as GTKWave writes it.
+    for (auto it = m_save.rbegin(); it != m_save.rend(); ++it)
+        if (it != m_save.rbegin() && *it == f_group_begin) {
+            add(f_group_end, *(it - 1));
+            return;
+        }
+}
+
+void waves::bit(const sc_core::sc_signal_in_if<bool>& s, const std::string& name) {
+    sc_core::sc_trace(m_tf, s, name);
+    add(f_bit, name);
+}
+
+void waves::level(const sc_core::sc_signal_in_if<unsigned>& s, const std::string& name, unsigned) {
+    sc_core::sc_trace(m_tf, s, name);
+    add(f_analog, name + "[31:0]");
+    // Two blank rows give the analog trace some height.
+    m_save.push_back(f_stretch);
+    m_save.push_back("-");
+    m_save.push_back(f_stretch);
+    m_save.push_back("-");
+}
+
+void waves::number(const sc_core::sc_signal_in_if<int>& s, const std::string& name) {
+    sc_core::sc_trace(m_tf, s, name);
+    add(f_dec, name + "[31:0]");
+}
+
+void waves::number(const sc_core::sc_signal_in_if<std::uint64_t>& s, const std::string& name) {
+    sc_core::sc_trace(m_tf, s, name);
+    add(f_dec, name + "[63:0]");
+}
+
+void waves::address(const sc_core::sc_signal_in_if<std::uint64_t>& s, const std::string& name) {
+    sc_core::sc_trace(m_tf, s, name);
+    add(f_hex, name + "[63:0]");
+}
+
+void waves::line(sc_core::sc_signal_in_if<bool>& s, const std::string& name, const std::string& leaf) {
+    bit(s, name);
+    m_lines->add(s, leaf);
+}
+
+void waves::finish() {
+    sc_core::sc_close_vcd_trace_file(m_tf);
+    m_tf = nullptr;
+    m_lines->close();
+    {
+        std::ofstream g(m_tmp_base + ".gtkw");
+        const std::string vcd_name =
+            m_vcd.substr(m_vcd.rfind('/') == std::string::npos ? 0 : m_vcd.rfind('/') + 1);
+        // The VCD is named relative to the save file, so the pair can move together; open both:
+        // gtkwave DIR/NAME.vcd DIR/NAME.gtkw
+        g << "[*] uartvp waves: gtkwave NAME.vcd NAME.gtkw\n"
+          << "[dumpfile] \"" << vcd_name << "\"\n"
+          << "[timestart] 0\n[size] 1600 900\n[pos] -1 -1\n"
+          // Zoom to about 40 characters over the window (GTKWave's zoom: -(log2 of ps per pixel) - 8).
+          << "*" << -std::ceil(std::log2(40 * 10 * 1e12 / m_baud / 1300)) - 8
+          << ".000000 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n"
+          << "[sst_width] 250\n[signals_width] 280\n[sst_expanded] 1\n[sst_vpaned_height] 300\n";
+        for (const std::string& l : m_save)
+            g << l << "\n";
+        g << "[pattern_trace] 1\n[pattern_trace] 0\n";
+        if (!g) throw std::runtime_error("cannot write " + m_gtkw);
+    }
+    // The save file names the VCD relative to itself: GTKWave finds it beside the .gtkw.
+    if (std::rename((m_tmp_base + ".vcd").c_str(), m_vcd.c_str()) != 0 ||
+        std::rename((m_tmp_base + ".lines.vcd").c_str(), m_lines_path.c_str()) != 0 ||
+        std::rename((m_tmp_base + ".gtkw").c_str(), m_gtkw.c_str()) != 0)
+        throw std::runtime_error("cannot write " + m_vcd);
+    m_done = true;
+}
+
+} // namespace uartvp::program

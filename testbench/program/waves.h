@@ -1,0 +1,58 @@
+#pragma once
+// Waves of one run: NAME.vcd (sc_trace: FIFO levels, flags, lines, IRQs, tasks, IRQs-off, bus
+// accesses), NAME.gtkw (a GTKWave save file: the signals grouped, ordered and formatted) and
+// NAME.lines.vcd (the serial lines alone, in the form Debian's sigrok-cli reads). All three are
+// written under temporary names and renamed into place by finish(), so a failed run leaves none.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include <uartvp/lines_vcd.h>
+
+namespace uartvp::program {
+
+class waves {
+public:
+    // `vcd_path` ends in .vcd; `baud` sets the lines file's timescale. Throws std::runtime_error if a
+    // file cannot be written.
+    waves(const std::string& vcd_path, double baud);
+    ~waves();
+    waves(const waves&) = delete;
+    waves& operator=(const waves&) = delete;
+
+    void begin_group(const std::string& name);
+    void end_group();
+    void bit(const sc_core::sc_signal_in_if<bool>& s, const std::string& name);
+    void level(const sc_core::sc_signal_in_if<unsigned>& s, const std::string& name, unsigned max); // analog
+    void number(const sc_core::sc_signal_in_if<int>& s, const std::string& name);
+    void number(const sc_core::sc_signal_in_if<std::uint64_t>& s, const std::string& name);
+    void address(const sc_core::sc_signal_in_if<std::uint64_t>& s, const std::string& name);
+    // A serial line: in NAME.vcd under `name`, and in NAME.lines.vcd as `leaf`.
+    void line(sc_core::sc_signal_in_if<bool>& s, const std::string& name, const std::string& leaf);
+
+    // Closes the files, writes the save file and renames all into place.
+    void finish();
+    const std::string& vcd_path() const { return m_vcd; }
+    const std::string& gtkw_path() const { return m_gtkw; }
+    const std::string& lines_path() const { return m_lines_path; }
+
+private:
+    struct entry {
+        std::string text; // a save-file line: "@flags" or a signal
+    };
+    void add(const std::string& flags, const std::string& signal);
+    std::string m_vcd, m_gtkw, m_lines_path, m_tmp_base;
+    sc_core::sc_trace_file* m_tf = nullptr;
+    std::unique_ptr<lines_vcd> m_lines;
+    std::vector<std::string> m_save;
+    bool m_done = false;
+    double m_baud = 115200;
+};
+
+// Checks that DIR/NAME.vcd can be written; a one-line reason if not.
+std::string waves_path_problem(const std::string& vcd_path);
+
+} // namespace uartvp::program
