@@ -2,6 +2,7 @@
 // per printk record: per character (one byte per THRE wait), through the FIFO (bursts of tx_loadsz),
 // the first FIFO version before the port is started (FIFO off: bursts overwrite THR), and 8250_early.
 #include <chrono>
+#include <memory>
 #include <optional>
 
 #include <uartvp/cpu/core.h>
@@ -12,6 +13,7 @@
 
 #include "scenario.h"
 #include "serial8250.h"
+#include "waves.h"
 
 namespace uartvp::program {
 
@@ -165,6 +167,35 @@ run_result run_console(const run_request& rq) {
     const auto wall0 = std::chrono::steady_clock::now();
     const params& p = rq.p;
     uart16550_platform m("machine", p);
+    std::unique_ptr<waves> w;
+    if (!rq.vcd.empty()) {
+        w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud));
+        w->begin_group("CPU");
+        w->number(m.cpu0.running_task, "cpu0.task");
+        w->bit(m.cpu0.irqs_off, "cpu0.irqs_off");
+        w->bit(m.cpu0.polling, "cpu0.polling");
+        w->number(m.cpu0.poll_reads, "cpu0.poll_reads");
+        w->end_group();
+        w->begin_group("Bus");
+        w->address(m.cpu0.mmio_addr, "bus.mmio_addr");
+        w->bit(m.cpu0.mmio_read, "bus.mmio_read");
+        w->bit(m.cpu0.mmio_write, "bus.mmio_write");
+        w->end_group();
+        w->begin_group("UART0 (16550A)");
+        w->level(m.uart.tx_fifo_level, "uart0.tx_fifo_level", 16);
+        w->level(m.uart.rx_fifo_level, "uart0.rx_fifo_level", 16);
+        w->bit(m.uart.thre, "uart0.thre");
+        w->bit(m.uart.temt, "uart0.temt");
+        w->bit(m.uart.dr, "uart0.dr");
+        w->bit(m.uart.fifo_enabled, "uart0.fifo_enabled");
+        w->bit(m.irq, "uart0.irq");
+        w->end_group();
+        w->begin_group("Lines");
+        w->line(m.txd, "lines.txd", "txd");
+        w->line(m.rxd, "lines.rxd", "rxd");
+        w->end_group();
+        m.cpu0.observe_bus();
+    }
 
     sw::uart_8250_port port;
     port.iotype = p.port_io ? sw::upio::port : p.reg_io_width == 4 ? sw::upio::mem32 : sw::upio::mem;
@@ -202,6 +233,7 @@ run_result run_console(const run_request& rq) {
     });
     sc_start();
     m.sb.finish(sc_time_stamp());
+    if (w) w->finish();
 
     const cpu::task_stats& boot = m.cpu0.tasks().at(1);
     run_result r;

@@ -228,3 +228,18 @@ TEST(Waves, RefusedVcdPathLeavesNothingBehind) {
     EXPECT_FALSE(exists(d + "/run.gtkw"));
     EXPECT_FALSE(exists(d + "/run.lines.vcd"));
 }
+
+TEST(Waves, SigrokDecodesThe16550ConsoleAndTheSaveFileMatchesItsVcd) {
+    const std::string d = tmpdir(), payload = write_payload(d, text);
+    const result r = run_uartvp("run console-8250 --variant fifo --profile pc --payload " + payload +
+                                " --vcd " + d + "/c.vcd");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(sigrok(d + "/c.lines.vcd", "baudrate=115200"), crlf(text));
+    const vcd v = parse_vcd(d + "/c.vcd");
+    EXPECT_LE(max_value(v, "SystemC.uart0.tx_fifo_level"), 16u);
+    EXPECT_GT(max_value(v, "SystemC.uart0.tx_fifo_level"), 1u) << "the FIFO path fills the FIFO";
+    std::ifstream g(d + "/c.gtkw");
+    std::string line;
+    while (std::getline(g, line))
+        if (line.rfind("SystemC.", 0) == 0) EXPECT_TRUE(v.names.count(line)) << line;
+}
