@@ -59,10 +59,12 @@ outcome run(std::vector<std::string> argv, bool json_on_stdout) {
 }
 
 outcome uartvp(const std::string& variant, const std::string& profile, std::size_t bytes,
-               const std::string& mode) {
-    return run({UARTVP_BIN, "run", "earlycon-pl011", "--variant", variant, "--profile", profile,
-                "--payload-bytes", std::to_string(bytes), "--mode", mode},
-               false);
+               const std::string& mode, const std::string& vcd = "") {
+    std::vector<std::string> a{UARTVP_BIN,  "run",   "earlycon-pl011",  "--variant",           variant,
+                               "--profile", profile, "--payload-bytes", std::to_string(bytes), "--mode",
+                               mode};
+    if (!vcd.empty()) a.insert(a.end(), {"--vcd", vcd});
+    return run(a, false);
 }
 
 outcome naive(const std::string& variant, std::size_t bytes) {
@@ -96,6 +98,12 @@ int main(int argc, char** argv) {
     const std::string b = "earlycon v0 hw " + std::to_string(boot / 1000) + " KB";
     const std::string s = "earlycon v0 hw " + std::to_string(slice / 1000) + " KB slice";
     rows.push_back({b, "fast", uartvp("v0", "hw", boot, "fast")});
+    char dir[] = "/tmp/uartvp-bench-waves-XXXXXX";
+    const std::string wdir = mkdtemp(dir);
+    rows.push_back({b, "fast+waves", uartvp("v0", "hw", boot, "fast", wdir + "/run.vcd")});
+    for (const char* f : {"/run.vcd", "/run.gtkw", "/run.lines.vcd"})
+        std::remove((wdir + f).c_str());
+    rmdir(wdir.c_str());
     rows.push_back({s, "fast", uartvp("v0", "hw", slice, "fast")});
     rows.push_back({s, "reference", uartvp("v0", "hw", slice, "reference")});
     rows.push_back({s, "naive", naive("v0", slice)});
@@ -133,14 +141,15 @@ int main(int argc, char** argv) {
     fmt::print("\nratios measured in this run:\n");
     fmt::print("  {:<58} {:>8.1f}x\n", b + ", fast: simulated / wall",
                rows[0].o.r["sim_time_ns"].get<double>() / 1e9 / wall_of(0));
-    fmt::print("  {:<58} {:>8.1f}x{}\n", s + ": fast vs naive (wall)", wall_of(3) / wall_of(1),
-               same(1, 3) ? "" : "  (results differ!)");
-    fmt::print("  {:<58} {:>8.1f}x{}\n", s + ": fast vs reference (wall)", wall_of(2) / wall_of(1),
-               same(1, 2) ? "" : "  (results differ!)");
-    fmt::print("  {:<58} {:>8.1f}x{}\n", "earlycon v0 vm: fast vs reference (wall)", wall_of(5) / wall_of(4),
-               same(4, 5) ? "" : "  (results differ!)");
-    fmt::print("  {:<58} {:>8.1f} MB\n", rows[6].workload + ": peak memory", rows[6].o.peak_mb);
-    fmt::print("  waves on vs off: not measured (VCD output does not exist yet)\n");
+    fmt::print("  {:<58} {:>8.2f}x{}\n", b + ": waves on / off (wall)", wall_of(1) / wall_of(0),
+               same(0, 1) ? "" : "  (results differ!)");
+    fmt::print("  {:<58} {:>8.1f}x{}\n", s + ": fast vs naive (wall)", wall_of(4) / wall_of(2),
+               same(2, 4) ? "" : "  (results differ!)");
+    fmt::print("  {:<58} {:>8.1f}x{}\n", s + ": fast vs reference (wall)", wall_of(3) / wall_of(2),
+               same(2, 3) ? "" : "  (results differ!)");
+    fmt::print("  {:<58} {:>8.1f}x{}\n", "earlycon v0 vm: fast vs reference (wall)", wall_of(6) / wall_of(5),
+               same(5, 6) ? "" : "  (results differ!)");
+    fmt::print("  {:<58} {:>8.1f} MB\n", rows[7].workload + ": peak memory", rows[7].o.peak_mb);
     fmt::print("rtl %: wall time spent evaluating the verilated RTL; the rest is SystemC scheduling, the CPU "
                "stub, the line monitor and scoreboard (naive: not separable, the RTL runs inside SystemC)\n");
     if (!json_path.empty()) std::ofstream(json_path) << nlohmann::json{{"runs", all}}.dump(2) << "\n";
