@@ -221,7 +221,7 @@ int cmd_compare(const run_options& o, const std::string& self) {
     fmt::print("{} on profile {} ({} console writes, {} bytes written)\n", s.name,
                base["profile"].get<std::string>(), base["payload_lines"].get<std::uint64_t>(),
                base["bytes_written"].get<std::uint64_t>());
-    fmt::print("{:<12} {:>12} {:>7} {:>11} {:>10} {:>10} {:>10} {:>8} {:>6} {:>11} {:>8} {:>8}\n", "variant",
+    fmt::print("{:<17} {:>12} {:>7} {:>11} {:>10} {:>10} {:>10} {:>8} {:>6} {:>11} {:>8} {:>8}\n", "variant",
                "sim ms", "ratio", "delta ms", "reads", "reads/B", "writes", "polls", "fifo", "irqoff us",
                "lost", "wall s");
     nlohmann::json all = nlohmann::json::array();
@@ -229,7 +229,7 @@ int cmd_compare(const run_options& o, const std::string& self) {
         const nlohmann::json& r = w.r;
         const double t = r["sim_time_ns"].get<double>(), t0 = base["sim_time_ns"].get<double>();
         const double bw = std::max<double>(1, r["bytes_written"].get<double>());
-        fmt::print("{:<12} {:>12.3f} {:>7.3f} {:>+11.3f} {:>10} {:>10.3f} {:>10} {:>8} {:>6} {:>11.3f} {:>8} "
+        fmt::print("{:<17} {:>12.3f} {:>7.3f} {:>+11.3f} {:>10} {:>10.3f} {:>10} {:>8} {:>6} {:>11.3f} {:>8} "
                    "{:>8.2f}\n",
                    r["variant"].get<std::string>(), t / 1e6, t0 > 0 ? t / t0 : 0.0, (t - t0) / 1e6,
                    r["mmio_reads"].get<std::uint64_t>(), r["mmio_reads"].get<double>() / bw,

@@ -55,3 +55,22 @@ TEST(EarlyconModes, FastGivesTheSameResultsAsReference_ResetAfterWrite7E2At57600
         "earlycon-pl011", "v1", "hw",
         "--payload-bytes 900 --set reset_after_write=1 --set frame=7E2 --set baud=57600 --expect-loss");
 }
+
+class ConsoleModes : public ::testing::TestWithParam<std::tuple<const char*, const char*>> {};
+
+TEST_P(ConsoleModes, FastGivesTheSameResultsAsReference) {
+    const auto [variant, profile] = GetParam();
+    const std::string loss = std::string(variant) == "fifo-before-init" ? " --expect-loss" : "";
+    check_modes("console-8250", variant, profile, "--payload-bytes 700" + loss);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllVariantsAndProfiles, ConsoleModes,
+                         ::testing::Combine(::testing::Values("putchar", "fifo", "fifo-before-init", "early"),
+                                            ::testing::Values("pc", "slow-bmc", "soc")),
+                         [](const auto& info) {
+                             std::string n =
+                                 std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param);
+                             for (char& c : n)
+                                 if (c == '-') c = '_';
+                             return n;
+                         });
