@@ -15,6 +15,34 @@ std::uint8_t serial_in(uart_8250_port& up, unsigned offset) {
     }
 }
 
+// A polling loop on one register through the port's accessor, as one operation of the CPU stub:
+//     for (n = 1;; ++n) { v = serial_in(up, offset); if (!keep(v) || n == max_reads) break; udelay(us); }
+// (max_reads 0 and us 0: no limit, cpu_relax() between reads).
+static poll_result serial_in_poll(uart_8250_port& up, unsigned offset,
+                                  const std::function<bool(std::uint32_t)>& keep, unsigned long max_reads,
+                                  unsigned long us) {
+    const iomem mem = up.membase + (offset << up.regshift);
+    const auto port = static_cast<std::uint16_t>(up.iobase + offset);
+    if (us == 0 && max_reads == 0) {
+        switch (up.iotype) {
+        case upio::port:
+            return {spin_while(inb, port, keep), 0, false};
+        case upio::mem:
+            return {spin_while(readb, mem, keep), 0, false};
+        default:
+            return {spin_while(readl, mem, keep), 0, false};
+        }
+    }
+    switch (up.iotype) {
+    case upio::port:
+        return poll_udelay(inb, port, keep, max_reads, us);
+    case upio::mem:
+        return poll_udelay(readb, mem, keep, max_reads, us);
+    default:
+        return poll_udelay(readl, mem, keep, max_reads, us);
+    }
+}
+
 void serial_out(uart_8250_port& up, unsigned offset, std::uint8_t value) {
     switch (up.iotype) {
     case upio::port:
@@ -37,26 +65,22 @@ void uart_console_write(uart_8250_port& up, std::string_view s, putchar_8250_fn 
 }
 
 bool wait_for_lsr(uart_8250_port& up, std::uint8_t bits) {
-    // Wait up to 10 ms for the character(s) to be sent.
-    for (unsigned tmout = 10000;; --tmout) {
-        const std::uint8_t status = serial_in(up, UART_LSR);
-        if ((status & bits) == bits) return true;
-        if (tmout == 1) {
-            ++up.lsr_timeouts;
-            return false;
-        }
-        udelay(1);
+    // Wait up to 10 ms for the character(s) to be sent: up to 10000 reads of LSR, udelay(1) between.
+    const poll_result r = serial_in_poll(
+        up, UART_LSR, [bits](std::uint32_t lsr) { return (lsr & bits) != bits; }, 10000, 1);
+    if (r.timed_out) {
+        ++up.lsr_timeouts;
+        return false;
     }
+    return true;
 }
 
 void wait_for_xmitr(uart_8250_port& up, std::uint8_t bits) {
     wait_for_lsr(up, bits);
     if (!up.cons_flow) return;
-    // Wait up to 1 s for flow control.
-    for (unsigned tmout = 1000000; tmout; --tmout) {
-        if (serial_in(up, UART_MSR) & UART_MSR_CTS) break;
-        udelay(1);
-    }
+    // Wait up to 1 s for flow control: up to 1000000 reads of MSR, udelay(1) between.
+    serial_in_poll(
+        up, UART_MSR, [](std::uint32_t msr) { return !(msr & UART_MSR_CTS); }, 1000000, 1);
 }
 
 void serial8250_console_putchar(uart_8250_port& up, unsigned char c) {
@@ -150,14 +174,8 @@ void serial8250_console_write_v1(uart_8250_port& up, std::string_view s) {
 void serial_putc(uart_8250_port& up, unsigned char c) {
     serial_out(up, UART_TX, c);
     auto tx_busy = [](std::uint32_t lsr) { return (lsr & UART_LSR_BOTH_EMPTY) != UART_LSR_BOTH_EMPTY; };
-    // MMIO polls run as one operation of the CPU stub; kapi has no such loop for inb yet.
-    if (up.iotype == upio::mem)
-        spin_while(readb, up.membase + (UART_LSR << up.regshift), tx_busy);
-    else if (up.iotype == upio::mem32)
-        spin_while(readl, up.membase + (UART_LSR << up.regshift), tx_busy);
-    else
-        while (tx_busy(serial_in(up, UART_LSR)))
-            cpu_relax();
+    // for (;;) { if (!tx_busy(serial_in(up, UART_LSR))) break; cpu_relax(); }
+    serial_in_poll(up, UART_LSR, tx_busy, 0, 0);
 }
 
 void early_serial8250_write(uart_8250_port& up, std::string_view s) {

@@ -153,29 +153,43 @@ std::uint32_t core::read(std::uint64_t addr, unsigned size, read_promise* promis
 
 std::uint32_t core::spin_read_while(std::uint64_t addr, unsigned size,
                                     const std::function<bool(std::uint32_t)>& keep) {
-    const sc_time per = m_timing.cycles(m_timing.call_cycles) + m_timing.cost_for(addr).read +
-                        m_timing.cycles(m_timing.cpu_relax_cycles);
+    return poll(addr, size, keep, 0, SC_ZERO_TIME).value;
+}
+
+core::poll_result core::poll(std::uint64_t addr, unsigned size,
+                             const std::function<bool(std::uint32_t)>& keep, std::uint64_t max_reads,
+                             const sc_time& delay) {
+    const bool relaxing = delay == SC_ZERO_TIME; // cpu_relax() between reads, else udelay
+    const sc_time read_part = m_timing.cycles(m_timing.call_cycles) + m_timing.cost_for(addr).read;
+    const sc_time per = read_part + (relaxing ? m_timing.cycles(m_timing.cpu_relax_cycles) : delay);
+    std::uint64_t reads = 0;
     for (;;) {
         read_promise promise;
         bool target_bound = false;
         const std::uint32_t v = read(addr, size, m_collapse ? &promise : nullptr, &target_bound);
-        if (!keep(v)) return v;
-        relax();
+        ++reads;
+        if (!keep(v)) return {v, reads, false};
+        if (max_reads && reads == max_reads) return {v, reads, true};
+        if (relaxing)
+            relax();
+        else
+            m_time += delay;
         // The literal loop reads again at m_time, m_time + per, ...; every read issued before
-        // `until` returns v, so keeps spinning. Count them, after waiting in SystemC time for the
+        // `until` returns v, so keeps it looping. Count them, after waiting in SystemC time for the
         // last of them (or for the promise to break: then only those issued until then count).
         if (!promise.valid || target_bound || m_time >= promise.until || per == SC_ZERO_TIME) continue;
-        std::uint64_t n = 0;
         const std::uint64_t p = per.value(), start = m_time.value();
+        const std::uint64_t left = max_reads ? max_reads - reads : ~std::uint64_t(0);
+        std::uint64_t n = promise.until == sc_max_time() ? left : (promise.until.value() - start + p - 1) / p;
+        n = std::min(n, left);
         if (m_traced) {
             sync();
             polling.write(true);
         }
-        if (promise.until == sc_max_time()) {
-            wait(*promise.broken); // the value never changes by itself: only a write or input can
+        if (n == ~std::uint64_t(0)) {
+            wait(*promise.broken); // no limit and no change by itself: only a write or input ends it
             n = (sc_time_stamp().value() - start) / p + 1;
         } else {
-            n = (promise.until.value() - start + p - 1) / p;
             const sc_time last = sc_time::from_value(start + (n - 1) * p);
             if (last > sc_time_stamp()) wait(last - sc_time_stamp(), *promise.broken);
             if (sc_time_stamp() < last) {
@@ -184,13 +198,17 @@ std::uint32_t core::spin_read_while(std::uint64_t addr, unsigned size,
             }
         }
         g_current = this;
-        m_time = sc_time::from_value(start + n * p);
         m_task->mmio_reads += n;
-        m_task->relax += n;
+        reads += n;
+        const bool out = max_reads && reads == max_reads;
+        // Each counted read was followed by the wait between reads, but for the last one of a timeout.
+        m_time = sc_time::from_value(start + n * p) - (out ? per - read_part : SC_ZERO_TIME);
+        if (relaxing) m_task->relax += out ? n - 1 : n;
         if (m_traced) {
             poll_reads.write(n);
             polling.write(false);
         }
+        if (out) return {v, reads, true};
     }
 }
 

@@ -1,5 +1,8 @@
 // The instruction-stub CPU: access costs from the timing profile, time of each access at the device,
 // udelay and cpu_relax in simulated time, IRQs-off accounting, access widths, bus errors.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstring>
 
 #include <gtest/gtest.h>
@@ -186,4 +189,94 @@ TEST(CpuStub, BusErrorStopsTheTaskWithAMessage) {
     } catch (const std::exception& e) {
         EXPECT_NE(std::string(e.what()).find("0x200"), std::string::npos) << e.what();
     }
+}
+
+namespace {
+// A status register that reads 0 until `flip`, then 1, and promises it (read_promise).
+struct flipping_target : sc_core::sc_module {
+    tlm_utils::simple_target_socket<flipping_target, 32> socket{"socket"};
+    sc_time flip;
+    sc_core::sc_event never;
+    std::uint64_t transactions = 0;
+    flipping_target(sc_core::sc_module_name n, sc_time f)
+        : sc_module(n)
+        , flip(f) {
+        socket.register_b_transport(this, &flipping_target::b_transport);
+    }
+    void b_transport(tlm::tlm_generic_payload& tx, sc_time& d) {
+        wait(d);
+        d = sc_core::SC_ZERO_TIME;
+        ++transactions;
+        const std::uint32_t v = sc_core::sc_time_stamp() >= flip ? 1 : 0;
+        std::memcpy(tx.get_data_ptr(), &v, tx.get_data_length());
+        uartvp::read_promise* p = nullptr;
+        tx.get_extension(p);
+        if (p && v == 0) {
+            p->valid = true;
+            p->until = flip;
+            p->broken = &never;
+        }
+        tx.set_response_status(tlm::TLM_OK_RESPONSE);
+    }
+};
+
+struct poll_outcome {
+    kapi::poll_result r;
+    sc_time end;
+    std::uint64_t reads, transactions;
+    bool operator==(const poll_outcome& o) const {
+        return r.value == o.r.value && r.reads == o.r.reads && r.timed_out == o.r.timed_out && end == o.end &&
+               reads == o.reads;
+    }
+};
+
+poll_outcome run_poll(bool collapse, unsigned long max_reads, sc_time flip) {
+    cpu::core core("cpu0", 0, profile());
+    flipping_target dev("dev", flip);
+    core.bus.bind(dev.socket);
+    core.set_collapse_polls(collapse);
+    poll_outcome o{};
+    core.add_task("t", [&] {
+        o.r = poll_udelay(
+            readl, 0x10, [](std::uint32_t v) { return v == 0; }, max_reads, 1);
+    });
+    sc_core::sc_start();
+    o.end = core.tasks()[0].end;
+    o.reads = core.tasks()[0].mmio_reads;
+    o.transactions = dev.transactions;
+    return o;
+}
+} // namespace
+
+// Reads at 0, 1.1, 2.2, ... us (100 ns read + 1 us delay); the value flips at 50 us: the 46th read (at
+// 49.5 us) still sees 0, the 47th (at 50.6 us) sees 1.
+TEST(CpuStub, PollWithUdelayAsOneOperationMatchesTheLiteralLoop) {
+    UARTVP_SIM_TEST();
+    const pid_t pid = fork(); // two simulations: the literal loop in a child process
+    if (pid == 0) {
+        const poll_outcome lit = run_poll(false, 10000, sc_time(50, SC_US));
+        std::exit(lit.r.reads == 47 && !lit.r.timed_out && lit.r.value == 1 && lit.transactions == 47 &&
+                          lit.end == sc_time(46 * 1100 + 100, SC_NS)
+                      ? 0
+                      : 1);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the literal loop's counts";
+    const poll_outcome fast = run_poll(true, 10000, sc_time(50, SC_US));
+    EXPECT_EQ(fast.r.reads, 47u);
+    EXPECT_FALSE(fast.r.timed_out);
+    EXPECT_EQ(fast.r.value, 1u);
+    EXPECT_EQ(fast.reads, 47u);
+    EXPECT_EQ(fast.end, sc_time(46 * 1100 + 100, SC_NS));
+    EXPECT_LT(fast.transactions, 5u) << "the reads before the flip were counted, not transported";
+}
+
+TEST(CpuStub, PollWithUdelayTimesOutAfterMaxReadsWithoutTheLastDelay) {
+    UARTVP_SIM_TEST();
+    const poll_outcome fast = run_poll(true, 10, sc_time(1, sc_core::SC_MS));
+    EXPECT_TRUE(fast.r.timed_out);
+    EXPECT_EQ(fast.r.reads, 10u);
+    EXPECT_EQ(fast.r.value, 0u);
+    EXPECT_EQ(fast.end, sc_time(9 * 1100 + 100, SC_NS)) << "10 reads, 9 delays between them";
 }

@@ -84,6 +84,15 @@ public:
     // while (keep(read(addr)) cpu_relax(); returns the last value read.
     std::uint32_t spin_read_while(std::uint64_t addr, unsigned size,
                                   const std::function<bool(std::uint32_t)>& keep);
+    // Reads until !keep(value) or max_reads reads (0: no limit), waiting `delay` between reads (zero:
+    // cpu_relax()), as one operation in fast mode.
+    struct poll_result {
+        std::uint32_t value;
+        std::uint64_t reads;
+        bool timed_out;
+    };
+    poll_result poll(std::uint64_t addr, unsigned size, const std::function<bool(std::uint32_t)>& keep,
+                     std::uint64_t max_reads, const sc_core::sc_time& delay);
     void write(std::uint64_t addr, std::uint32_t value, unsigned size);
     void spend(const sc_core::sc_time& t) { m_time += t; }
     void spend_cycles(std::uint64_t n) { m_time += m_timing.cycles(n); }

@@ -26,9 +26,32 @@ void cpu_relax();
 //     while (keep(v = readl(addr))) cpu_relax();  return v;
 // with the same reads, values and end time; in fast mode, the reads a target promises will return
 // the same value are counted without a transaction each.
-std::uint32_t spin_while(std::uint32_t (*readl)(iomem), iomem addr, const std::function<bool(std::uint32_t)>& keep);
-std::uint16_t spin_while(std::uint16_t (*readw)(iomem), iomem addr, const std::function<bool(std::uint32_t)>& keep);
-std::uint8_t spin_while(std::uint8_t (*readb)(iomem), iomem addr, const std::function<bool(std::uint32_t)>& keep);
+std::uint32_t spin_while(std::uint32_t (*readl)(iomem), iomem addr,
+                         const std::function<bool(std::uint32_t)>& keep);
+std::uint16_t spin_while(std::uint16_t (*readw)(iomem), iomem addr,
+                         const std::function<bool(std::uint32_t)>& keep);
+std::uint8_t spin_while(std::uint8_t (*readb)(iomem), iomem addr,
+                        const std::function<bool(std::uint32_t)>& keep);
+std::uint8_t spin_while(std::uint8_t (*inb)(std::uint16_t), std::uint16_t port,
+                        const std::function<bool(std::uint32_t)>& keep);
+
+// A bounded polling loop with a delay, as one operation, like the 8250's wait_for_lsr:
+//     for (n = 1;; ++n) { v = read(addr); if (!keep(v)) break; if (n == max_reads) break; udelay(us); }
+// `timed_out` tells which way it ended.
+struct poll_result {
+    std::uint32_t value;
+    unsigned long reads;
+    bool timed_out;
+};
+poll_result poll_udelay(std::uint8_t (*readb)(iomem), iomem addr,
+                        const std::function<bool(std::uint32_t)>& keep, unsigned long max_reads,
+                        unsigned long us);
+poll_result poll_udelay(std::uint32_t (*readl)(iomem), iomem addr,
+                        const std::function<bool(std::uint32_t)>& keep, unsigned long max_reads,
+                        unsigned long us);
+poll_result poll_udelay(std::uint8_t (*inb)(std::uint16_t), std::uint16_t port,
+                        const std::function<bool(std::uint32_t)>& keep, unsigned long max_reads,
+                        unsigned long us);
 
 // Busy-wait in simulated time.
 void udelay(unsigned long us);
