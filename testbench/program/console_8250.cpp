@@ -170,17 +170,7 @@ run_result run_console(const run_request& rq) {
     std::unique_ptr<waves> w;
     if (!rq.vcd.empty()) {
         w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud));
-        w->begin_group("CPU");
-        w->number(m.cpu0.running_task, "cpu0.task");
-        w->bit(m.cpu0.irqs_off, "cpu0.irqs_off");
-        w->bit(m.cpu0.polling, "cpu0.polling");
-        w->number(m.cpu0.poll_reads, "cpu0.poll_reads");
-        w->end_group();
-        w->begin_group("Bus");
-        w->address(m.cpu0.mmio_addr, "bus.mmio_addr");
-        w->bit(m.cpu0.mmio_read, "bus.mmio_read");
-        w->bit(m.cpu0.mmio_write, "bus.mmio_write");
-        w->end_group();
+        w->cpu_and_bus(m.cpu0);
         w->begin_group("UART0 (16550A)");
         w->level(m.uart.tx_fifo_level, "uart0.tx_fifo_level", 16);
         w->level(m.uart.rx_fifo_level, "uart0.rx_fifo_level", 16);
@@ -190,11 +180,7 @@ run_result run_console(const run_request& rq) {
         w->bit(m.uart.fifo_enabled, "uart0.fifo_enabled");
         w->bit(m.irq, "uart0.irq");
         w->end_group();
-        w->begin_group("Lines");
-        w->line(m.txd, "lines.txd", "txd");
-        w->line(m.rxd, "lines.rxd", "rxd");
-        w->end_group();
-        m.cpu0.observe_bus();
+        w->lines(m.txd, m.rxd);
     }
 
     sw::uart_8250_port port;
@@ -236,35 +222,8 @@ run_result run_console(const run_request& rq) {
     if (w) w->finish();
 
     const cpu::task_stats& boot = m.cpu0.tasks().at(1);
-    run_result r;
-    r.scenario = rq.scenario;
-    r.variant = rq.variant;
-    r.profile = rq.profile;
-    r.params = p.to_json();
-    r.payload_source = rq.payload_source;
-    r.payload_lines = rq.payload.size();
-    r.expect_loss = rq.expect_loss;
-    r.sim_time_ns = (boot.end - boot.start).to_seconds() * 1e9;
-    r.line_idle_ns = m.line_idle_at() > boot.start ? (m.line_idle_at() - boot.start).to_seconds() * 1e9 : 0;
-    r.bytes_written = bytes_written;
-    r.bytes_on_line = m.sb.observed_count();
-    r.lost_bytes = m.sb.lost();
-    r.corrupted_bytes = m.sb.corrupted();
-    r.duplicated_bytes = m.sb.duplicated();
-    r.extra_bytes = m.sb.extra();
-    r.framing_errors = m.monitor.framing_errors();
-    r.parity_errors = m.monitor.parity_errors();
-    if (const auto d = m.sb.first_difference())
-        r.first_difference = {{"kind", to_string(d->kind)},          {"expected_index", d->expected_index},
-                              {"observed_index", d->observed_index}, {"time_ns", d->when.to_seconds() * 1e9},
-                              {"expected_byte", d->expected_byte},   {"observed_byte", d->observed_byte}};
-    r.mmio_reads = boot.mmio_reads;
-    r.mmio_writes = boot.mmio_writes;
-    r.polls = boot.relax;
-    r.irq_off_max_ns = m.cpu0.stats().irq_off_max.to_seconds() * 1e9;
-    r.irq_off_total_ns = m.cpu0.stats().irq_off_total.to_seconds() * 1e9;
-    r.tx_fifo_max = m.tx_fifo_max();
-    r.transactions = m.cpu0.transactions();
+    run_result r =
+        console_result(rq, m.sb, m.monitor, m.cpu0, boot, m.line_idle_at(), bytes_written, m.tx_fifo_max());
     r.line_text_head = m.text_head;
     // The seed's figures: the slow machine's two paths, the fast machine's line rate (no change with FIFO).
     if (rq.profile == "slow-bmc" && (rq.variant == "putchar" || rq.variant == "fifo"))

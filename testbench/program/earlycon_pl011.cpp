@@ -85,38 +85,10 @@ run_result run_earlycon(const run_request& rq) {
     if (w) w->finish();
 
     const cpu::task_stats& boot = soc.cpu0.tasks().at(1);
-    run_result r;
-    r.scenario = rq.scenario;
-    r.variant = rq.variant;
-    r.profile = rq.profile;
-    r.params = p.to_json();
-    r.payload_source = rq.payload_source;
-    r.payload_lines = rq.payload.size();
-    r.expect_loss = rq.expect_loss;
-    r.sim_time_ns = (boot.end - boot.start).to_seconds() * 1e9;
-    r.line_idle_ns =
-        soc.line_idle_at() > boot.start ? (soc.line_idle_at() - boot.start).to_seconds() * 1e9 : 0;
-    r.bytes_written = bytes_written;
-    r.bytes_on_line = soc.sb.observed_count();
-    r.lost_bytes = soc.sb.lost();
-    r.corrupted_bytes = soc.sb.corrupted();
-    r.duplicated_bytes = soc.sb.duplicated();
-    r.extra_bytes = soc.sb.extra();
-    r.framing_errors = soc.monitor.framing_errors();
-    r.parity_errors = soc.monitor.parity_errors();
-    if (const auto d = soc.sb.first_difference())
-        r.first_difference = {{"kind", to_string(d->kind)},          {"expected_index", d->expected_index},
-                              {"observed_index", d->observed_index}, {"time_ns", d->when.to_seconds() * 1e9},
-                              {"expected_byte", d->expected_byte},   {"observed_byte", d->observed_byte}};
-    r.mmio_reads = boot.mmio_reads;
-    r.mmio_writes = boot.mmio_writes;
-    r.polls = boot.relax;
-    r.irq_off_max_ns = soc.cpu0.stats().irq_off_max.to_seconds() * 1e9;
-    r.irq_off_total_ns = soc.cpu0.stats().irq_off_total.to_seconds() * 1e9;
-    r.tx_fifo_max = soc.tx_fifo_max();
+    run_result r = console_result(rq, soc.sb, soc.monitor, soc.cpu0, boot, soc.line_idle_at(), bytes_written,
+                                  soc.tx_fifo_max());
     r.rtl_cycles = soc.uart.clock().edge_at_or_before(sc_time_stamp()); // UARTCLK cycles simulated
     r.rtl_edges_evaluated = soc.uart.edges_evaluated();
-    r.transactions = soc.cpu0.transactions();
     r.rtl_eval_s = soc.uart.rtl_eval_seconds();
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     return r;

@@ -90,17 +90,7 @@ void pl011_platform::run() {
 namespace uartvp::program {
 
 void pl011_platform::add_waves(waves& w) {
-    w.begin_group("CPU");
-    w.number(cpu0.running_task, "cpu0.task");
-    w.bit(cpu0.irqs_off, "cpu0.irqs_off");
-    w.bit(cpu0.polling, "cpu0.polling");
-    w.number(cpu0.poll_reads, "cpu0.poll_reads");
-    w.end_group();
-    w.begin_group("Bus");
-    w.address(cpu0.mmio_addr, "bus.mmio_addr");
-    w.bit(cpu0.mmio_read, "bus.mmio_read");
-    w.bit(cpu0.mmio_write, "bus.mmio_write");
-    w.end_group();
+    w.cpu_and_bus(cpu0);
     w.begin_group("UART0 (PL011)");
     w.level(uart.tx_fifo_level, "uart0.tx_fifo_level", m_p.fifo_depth);
     w.level(uart.rx_fifo_level, "uart0.rx_fifo_level", m_p.fifo_depth);
@@ -111,11 +101,7 @@ void pl011_platform::add_waves(waves& w) {
     w.bit(uart.rxfe, "uart0.rxfe");
     w.bit(irq, "uart0.irq");
     w.end_group();
-    w.begin_group("Lines");
-    w.line(txd, "lines.txd", "txd");
-    w.line(rxd, "lines.rxd", "rxd");
-    w.end_group();
-    cpu0.observe_bus();
+    w.lines(txd, rxd);
 }
 
 } // namespace uartvp::program

@@ -16,6 +16,42 @@ const scenario_def* find_scenario(const std::string& name) {
     return nullptr;
 }
 
+run_result console_result(const run_request& rq, const scoreboard& sb, const line_monitor& monitor,
+                          const cpu::core& cpu, const cpu::task_stats& boot,
+                          const sc_core::sc_time& line_idle_at, std::uint64_t bytes_written,
+                          unsigned tx_fifo_max) {
+    run_result r;
+    r.scenario = rq.scenario;
+    r.variant = rq.variant;
+    r.profile = rq.profile;
+    r.params = rq.p.to_json();
+    r.payload_source = rq.payload_source;
+    r.payload_lines = rq.payload.size();
+    r.expect_loss = rq.expect_loss;
+    r.sim_time_ns = (boot.end - boot.start).to_seconds() * 1e9;
+    r.line_idle_ns = line_idle_at > boot.start ? (line_idle_at - boot.start).to_seconds() * 1e9 : 0;
+    r.bytes_written = bytes_written;
+    r.bytes_on_line = sb.observed_count();
+    r.lost_bytes = sb.lost();
+    r.corrupted_bytes = sb.corrupted();
+    r.duplicated_bytes = sb.duplicated();
+    r.extra_bytes = sb.extra();
+    r.framing_errors = monitor.framing_errors();
+    r.parity_errors = monitor.parity_errors();
+    if (const auto d = sb.first_difference())
+        r.first_difference = {{"kind", to_string(d->kind)},          {"expected_index", d->expected_index},
+                              {"observed_index", d->observed_index}, {"time_ns", d->when.to_seconds() * 1e9},
+                              {"expected_byte", d->expected_byte},   {"observed_byte", d->observed_byte}};
+    r.mmio_reads = boot.mmio_reads;
+    r.mmio_writes = boot.mmio_writes;
+    r.polls = boot.relax;
+    r.irq_off_max_ns = cpu.stats().irq_off_max.to_seconds() * 1e9;
+    r.irq_off_total_ns = cpu.stats().irq_off_total.to_seconds() * 1e9;
+    r.tx_fifo_max = tx_fifo_max;
+    r.transactions = cpu.transactions();
+    return r;
+}
+
 nlohmann::json run_result::to_json() const {
     nlohmann::json j = {{"schema_version", json_schema_version},
                         {"scenario", scenario},

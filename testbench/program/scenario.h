@@ -8,6 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <uartvp/cpu/core.h>
+#include <uartvp/line_monitor.h>
+#include <uartvp/scoreboard.h>
+
 #include "params.h"
 
 namespace uartvp::program {
@@ -68,6 +72,13 @@ struct scenario_def {
     std::size_t default_payload_bytes;
     std::function<run_result(const run_request&)> run;
 };
+
+// The figures every console scenario reports: from the request, the scoreboard and line monitor, the
+// core and its boot task; the scenario adds its own (UART cycles, seed figures, wall time).
+run_result console_result(const run_request& rq, const scoreboard& sb, const line_monitor& monitor,
+                          const cpu::core& cpu, const cpu::task_stats& boot,
+                          const sc_core::sc_time& line_idle_at, std::uint64_t bytes_written,
+                          unsigned tx_fifo_max);
 
 const std::vector<scenario_def>& scenarios();
 const scenario_def* find_scenario(const std::string& name);

@@ -113,6 +113,29 @@ void waves::line(sc_core::sc_signal_in_if<bool>& s, const std::string& name, con
     m_lines->add(s, leaf);
 }
 
+void waves::cpu_and_bus(cpu::core& cpu) {
+    const std::string c = cpu.basename();
+    begin_group("CPU");
+    number(cpu.running_task, c + ".task");
+    bit(cpu.irqs_off, c + ".irqs_off");
+    bit(cpu.polling, c + ".polling");
+    number(cpu.poll_reads, c + ".poll_reads");
+    end_group();
+    begin_group("Bus");
+    address(cpu.mmio_addr, "bus.mmio_addr");
+    bit(cpu.mmio_read, "bus.mmio_read");
+    bit(cpu.mmio_write, "bus.mmio_write");
+    end_group();
+    cpu.observe_bus();
+}
+
+void waves::lines(sc_core::sc_signal_in_if<bool>& txd, sc_core::sc_signal_in_if<bool>& rxd) {
+    begin_group("Lines");
+    line(txd, "lines.txd", "txd");
+    line(rxd, "lines.rxd", "rxd");
+    end_group();
+}
+
 void waves::finish() {
     sc_core::sc_close_vcd_trace_file(m_tf);
     m_tf = nullptr;

@@ -10,6 +10,7 @@
 
 #include <systemc>
 
+#include <uartvp/cpu/core.h>
 #include <uartvp/lines_vcd.h>
 
 namespace uartvp::program {
@@ -32,6 +33,10 @@ public:
     void address(const sc_core::sc_signal_in_if<std::uint64_t>& s, const std::string& name);
     // A serial line: in NAME.vcd under `name`, and in NAME.lines.vcd as `leaf`.
     void line(sc_core::sc_signal_in_if<bool>& s, const std::string& name, const std::string& leaf);
+
+    // The groups every platform has: CPU (task, IRQs off, polling spans) and Bus (accesses); Lines.
+    void cpu_and_bus(cpu::core& cpu);
+    void lines(sc_core::sc_signal_in_if<bool>& txd, sc_core::sc_signal_in_if<bool>& rxd);
 
     // Closes the files, writes the save file and renames all into place.
     void finish();
