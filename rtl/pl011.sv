@@ -13,7 +13,35 @@
 // many: `fast_fwd` counts it as several edges of the Baud16 divider when no enable falls among them;
 // `skip_ticks` = k makes it the k-th Baud16 enable from now, valid when the k-1 before it change
 // nothing but counters (k <= `ev_ticks`): they count into a bit, or end a bit whose successor puts the
-// same level on TXD.
+// same level on TXD, or count towards the receiver's next sample point or the receive timeout.
+//
+// Choices where the TRM leaves room (the README lists them too):
+// - Receiver: a low RXD seen on a Baud16 enable while idle starts a character; 8 enables later it must
+//   still be low (else it was a glitch), then every bit is sampled 16 enables after the previous one.
+//   The frame format is taken when the start bit is seen. Only the first stop bit is checked; the
+//   character is pushed at its middle. Stop bit low: FE; every bit of the frame low too (data and
+//   parity): BE as well (FE and, if the parity is wrong, PE stay set: Linux ignores them under BE).
+//   After a low stop bit the receiver waits for RXD to go high before it looks for a start bit, so a
+//   long break gives one character.
+// - Overrun: a character arriving while the RX FIFO is full is lost; RSR.OE and RIS.OE set at once,
+//   DR.OE comes with the next character that fits. A lost character sets no FE/PE/BE.
+// - RSR: DR reads OR the popped character's FE/PE/BE into it; any ECR write clears all four.
+//   A DR read of an empty FIFO returns 0.
+// - RX interrupt: raised by each character pushed that leaves the fill at or above the trigger level
+//   (1 in character mode); cleared by ICR, or by reads that take the fill below the level.
+// - RT: counts Baud16 enables while the RX FIFO holds data and the receiver is idle, from 0 at each
+//   start bit; fires once after 512 (32 bit periods after the last stop bit's middle); cleared by ICR
+//   or by emptying the FIFO, and counts again only after the next start bit.
+// - Modem interrupts: any change (either edge) of CTS, DSR, DCD or RI as FR shows them, raised one
+//   UARTCLK cycle after FR shows the change.
+// - Loopback (LBE): the receiver takes TXD (no synchroniser: same clock); CTS/DSR/DCD/RI take
+//   RTS/DTR/OUT1/OUT2; the TXD and modem outputs still drive the pins.
+// - RTSEN: nRTS follows the RX FIFO alone (CR.RTS is ignored): deasserted while the fill is at or above
+//   the RX trigger level, asserted below it.
+// - DMA: TXDMASREQ while the TX FIFO has room, TXDMABREQ while its fill is at or below the TX level,
+//   RXDMASREQ while the RX FIFO holds data, RXDMABREQ while its fill is at or above the RX level; burst
+//   requests only with FEN=1; DMAONERR masks the RX requests while the masked error interrupt is set.
+//   A clear input (registered once) holds that direction's requests low.
 module pl011 #(
     parameter int FIFO_DEPTH = 32  // 32 in r1p5; 16 in earlier revisions
 ) (
@@ -40,6 +68,13 @@ module pl011 #(
     output logic        nout1,
     output logic        nout2,
     output logic        intr,      // UARTINTR: OR of the masked interrupts
+    // DMA requests and their clears (active high)
+    output logic        txdmasreq,
+    output logic        txdmabreq,
+    output logic        rxdmasreq,
+    output logic        rxdmabreq,
+    input  logic        txdmaclr,
+    input  logic        rxdmaclr,
     // observation
     output logic [5:0]  tx_level,
     output logic [5:0]  rx_level,
@@ -52,7 +87,7 @@ module pl011 #(
     output logic [21:0] baud_div,  // {IBRD, FBRD} in effect
     output logic [7:0]  ev_ticks,
     output logic [7:0]  reg_ticks, // Baud16 enables until one that can change a register's value
-    output logic        synced,    // the input synchronisers hold the inputs' values
+    output logic        synced,    // the input registers and modem change detector hold their inputs
     output logic        quiet
 );
     localparam int LW = $clog2(FIFO_DEPTH) + 1;
@@ -72,9 +107,14 @@ module pl011 #(
     // LCR_H fields
     localparam int BRK = 0, PEN = 1, EPS = 2, STP2 = 3, FEN = 4, SPS = 7;
     // CR fields
-    localparam int UARTEN = 0, TXE = 8, DTR = 10, RTS = 11, OUT1 = 12, OUT2 = 13, CTSEN = 15;
-    // interrupt bits (IMSC/RIS/MIS/ICR)
-    localparam int TXI = 5;
+    localparam int UARTEN = 0, LBE = 7, TXE = 8, RXE = 9, DTR = 10, RTS = 11, OUT1 = 12, OUT2 = 13,
+        RTSEN = 14, CTSEN = 15;
+    // DMACR fields
+    localparam int RXDMAE = 0, TXDMAE = 1, DMAONERR = 2;
+    // interrupt bits (IMSC/RIS/MIS/ICR); [3:0] are the modem bits RI, CTS, DCD, DSR
+    localparam int RXI = 4, TXI = 5, RTI = 6, FEI = 7, PEI = 8, BEI = 9, OEI = 10;
+    // receive timeout: 32 bit periods of Baud16 enables
+    localparam logic [9:0] RT_TICKS = 10'd512;
 
     // ---------------------------------------------------------------- registers
     logic [15:0] cr, ibrd, ibrd_l;
@@ -82,6 +122,7 @@ module pl011 #(
     logic [7:0] lcrh, ilpr;
     logic [10:0] imsc, ris;
     logic [2:0] dmacr;
+    logic [3:0] rsr;  // FE, PE, BE, OE
 
     wire acc_wr = sel && write;
     function automatic logic [31:0] merge(input logic [31:0] old, input logic [31:0] nw,
@@ -109,11 +150,10 @@ module pl011 #(
             in_s2 <= in_s1;
         end
     end
-    wire cts = !in_s2[3], dsr = !in_s2[2], dcd = !in_s2[1], ri = !in_s2[0];
-    // The receiver comes with the receive path; until then RXD is only synchronised.
-    /* verilator lint_off UNUSEDSIGNAL */
     wire rxd_s = in_s2[4];
-    /* verilator lint_on UNUSEDSIGNAL */
+    // The DMA clears come from the same clock domain: one register.
+    logic [1:0] clr_q;  // {rx, tx}
+    always_ff @(posedge clk) clr_q <= rst_n ? {rxdmaclr, txdmaclr} : 2'b00;
 
     // ---------------------------------------------------------------- transmit FIFO
     wire fen = lcrh[FEN];
@@ -125,6 +165,44 @@ module pl011 #(
         .clk, .clear(!rst_n), .one_entry(!fen), .push(tx_push), .push_data(wdata[7:0]), .pop(tx_pop),
         .head(tx_head), .level(tx_count), .empty(tx_empty), .full(tx_full));
 
+    // ---------------------------------------------------------------- receive FIFO
+    // Entries: {OE, BE, PE, FE, data}, as DR reads them.
+    logic [11:0] rx_head, rx_entry;
+    logic [LW-1:0] rx_count;
+    logic rx_empty, rx_full, rx_push;
+    wire rx_pop = sel && !write && addr == A_DR;
+    pl011_fifo #(.DEPTH(FIFO_DEPTH), .WIDTH(12)) u_rxf (
+        .clk, .clear(!rst_n), .one_entry(!fen), .push(rx_push), .push_data(rx_entry), .pop(rx_pop),
+        .head(rx_head), .level(rx_count), .empty(rx_empty), .full(rx_full));
+    wire rx_push_ok = rx_push && !rx_full, rx_pop_ok = rx_pop && !rx_empty;
+    wire [LW-1:0] rx_count_next = rx_count + LW'(rx_push_ok) - LW'(rx_pop_ok);
+
+    // Trigger levels from IFLS; codes 5..7 are reserved and act as 7/8.
+    function automatic logic [LW-1:0] fifo_level(input logic [2:0] code);
+        case (code)
+            3'd0: return LW'(FIFO_DEPTH / 8);
+            3'd1: return LW'(FIFO_DEPTH / 4);
+            3'd2: return LW'(FIFO_DEPTH / 2);
+            3'd3: return LW'(FIFO_DEPTH * 3 / 4);
+            default: return LW'(FIFO_DEPTH * 7 / 8);
+        endcase
+    endfunction
+    // In character mode the RX level is "holding register full".
+    wire [LW-1:0] rx_trigger = fen ? fifo_level(ifls[5:3]) : LW'(1);
+
+    // ---------------------------------------------------------------- modem lines
+    // RTSEN: RTS asserted while the RX FIFO is below its level. Loopback feeds RTS, DTR, OUT1 and OUT2
+    // back as CTS, DSR, DCD and RI.
+    wire lbe = cr[LBE];
+    wire rts_out = cr[RTSEN] ? rx_count < rx_trigger : cr[RTS];
+    wire cts = lbe ? rts_out : !in_s2[3];
+    wire dsr = lbe ? cr[DTR] : !in_s2[2];
+    wire dcd = lbe ? cr[OUT1] : !in_s2[1];
+    wire ri = lbe ? cr[OUT2] : !in_s2[0];
+    wire [3:0] ms = {dsr, dcd, cts, ri};  // RIS bit order
+    logic [3:0] ms_q;  // as FR showed them one cycle ago: a difference raises a modem interrupt
+    always_ff @(posedge clk) ms_q <= rst_n ? ms : 4'b0;
+
     // ---------------------------------------------------------------- baud generator
     // A Baud16 enable every IBRD + FBRD/64 UARTCLK cycles on average: a period is IBRD cycles, one more
     // whenever the 6-bit fractional accumulator carries. The generator runs only while something needs
@@ -133,7 +211,8 @@ module pl011 #(
     logic [16:0] b16_cnt;
     logic [5:0] acc;
     wire tx_can_start = cr[UARTEN] && cr[TXE] && !tx_empty && !lcrh[BRK] && (!cr[CTSEN] || cts);
-    wire run = (tx_active || tx_can_start) && ibrd_l != 0;
+    logic rx_need;  // the receiver's share, below
+    wire run = (tx_active || tx_can_start || rx_need) && ibrd_l != 0;
     wire baud16 = run && (b16_cnt == 17'd1 || skip_ticks != 0);
     // `nt` enables at once: the accumulator takes nt * FBRD; the next period carries if the last of
     // those additions carried.
@@ -215,21 +294,99 @@ module pl011 #(
     // BRK drives the line low once the character in progress has finished.
     assign txd = tx_q && !(lcrh[BRK] && !tx_active);
 
+    // ---------------------------------------------------------------- receiver
+    // Everything happens on Baud16 enables: `rx_cnt` counts the enables to the next sample point, which
+    // is the middle of the bit `rx_bit` (0: start bit, then data, parity, stop).
+    wire rx_in = lbe ? txd : rxd_s;
+    logic rx_active, rx_wait_mark;
+    logic [4:0] rx_cnt;
+    logic [3:0] rx_bit, rx_stop;  // the next sample's bit; the stop bit's
+    logic [7:0] rx_data;          // data bits shift in from the top
+    logic rx_par;
+    logic [1:0] rx_wlen;
+    logic rx_pen, rx_eps, rx_sps;
+    wire rx_can_detect = !rx_active && !rx_wait_mark && !rx_in && cr[UARTEN] && cr[RXE];
+    wire rx_detect = baud16 && rx_can_detect;
+    wire rx_sample = baud16 && rx_active && {3'b0, rx_cnt} == nt;
+    wire rx_stop_now = rx_sample && rx_bit == rx_stop;
+    // The character as it stands at its stop bit's sample.
+    wire [7:0] rx_char = rx_data >> (2'd3 - rx_wlen);
+    wire rx_par_want = rx_sps ? !rx_eps : (^rx_char) ^ !rx_eps;
+    wire rx_fe = !rx_in;
+    wire rx_pe = rx_pen && rx_par != rx_par_want;
+    wire rx_be = rx_fe && rx_char == 0 && !(rx_pen && rx_par);
+    logic rx_ovr;  // a character was lost: the next one pushed carries OE
+    assign rx_entry = {rx_ovr, rx_be, rx_pe, rx_fe, rx_char};
+    assign rx_push = rx_stop_now;
+    wire rx_overrun = rx_stop_now && rx_full;
+    always_ff @(posedge clk) begin
+        if (!rst_n) begin
+            rx_active <= 1'b0;
+            rx_wait_mark <= 1'b0;
+            rx_cnt <= '0;
+            rx_bit <= '0;
+            rx_stop <= '0;
+            rx_data <= '0;
+            rx_par <= 1'b0;
+            rx_wlen <= '0;
+            {rx_pen, rx_eps, rx_sps} <= '0;
+            rx_ovr <= 1'b0;
+        end else begin
+            if (rx_wait_mark && rx_in) rx_wait_mark <= 1'b0;
+            if (rx_detect) begin
+                rx_active <= 1'b1;
+                rx_cnt <= 5'd8;
+                rx_bit <= '0;
+                rx_stop <= 4'd6 + {2'b0, wlen} + {3'b0, lcrh[PEN]};
+                rx_data <= '0;
+                rx_par <= 1'b0;
+                rx_wlen <= wlen;
+                {rx_pen, rx_eps, rx_sps} <= {lcrh[PEN], lcrh[EPS], lcrh[SPS]};
+            end else if (rx_sample) begin
+                rx_cnt <= 5'd16;
+                rx_bit <= rx_bit + 4'd1;
+                if (rx_bit == 0) begin
+                    if (rx_in) rx_active <= 1'b0;  // no longer low at its middle: a glitch
+                end else if (rx_stop_now) begin
+                    rx_active <= 1'b0;
+                    rx_wait_mark <= !rx_in;
+                    if (rx_full) rx_ovr <= 1'b1;
+                    else rx_ovr <= 1'b0;
+                end else if (rx_bit <= 4'd5 + {2'b0, rx_wlen}) begin
+                    rx_data <= {rx_in, rx_data[7:1]};
+                end else begin
+                    rx_par <= rx_in;
+                end
+            end else if (baud16 && rx_active) begin
+                rx_cnt <= rx_cnt - nt[4:0];
+            end
+        end
+    end
+
+    // Receive timeout: Baud16 enables of silence while the RX FIFO holds data.
+    logic [8:0] rt_cnt;
+    logic rt_fired;
+    wire rt_counting = !rx_empty && !rx_active && !rt_fired;
+    wire [9:0] rt_sum = {1'b0, rt_cnt} + {2'b0, nt};
+    wire rt_fire = baud16 && rt_counting && rt_sum >= RT_TICKS;
+    always_ff @(posedge clk) begin
+        if (!rst_n || rx_detect || (rx_pop_ok && rx_count_next == 0)) begin
+            rt_cnt <= '0;
+            rt_fired <= 1'b0;
+        end else if (rt_fire) begin
+            rt_cnt <= '0;
+            rt_fired <= 1'b1;
+        end else if (baud16 && rt_counting) begin
+            rt_cnt <= rt_sum[8:0];
+        end
+    end
+    assign rx_need = rx_active || rx_can_detect || rt_counting;
+
     // ---------------------------------------------------------------- interrupts
     // TX interrupt, as the TRM describes it: raised when the FIFO level passes down through the trigger
     // level (a character leaving it), not merely for being at or below it; cleared by ICR or by a write
     // that fills the FIFO above the level. In character mode the level is "holding register empty".
-    logic [LW-1:0] tx_trigger;
-    always_comb begin
-        case (ifls[2:0])
-            3'd0: tx_trigger = LW'(FIFO_DEPTH / 8);
-            3'd1: tx_trigger = LW'(FIFO_DEPTH / 4);
-            3'd2: tx_trigger = LW'(FIFO_DEPTH / 2);
-            3'd3: tx_trigger = LW'(FIFO_DEPTH * 3 / 4);
-            default: tx_trigger = LW'(FIFO_DEPTH * 7 / 8);  // 4; 5..7 are reserved
-        endcase
-        if (!fen) tx_trigger = '0;
-    end
+    wire [LW-1:0] tx_trigger = fen ? fifo_level(ifls[2:0]) : '0;
     wire [LW-1:0] tx_count_next = tx_count - LW'(tx_pop);
     wire tx_irq_set = tx_pop && tx_count > tx_trigger && tx_count_next <= tx_trigger;
     wire tx_irq_clr = tx_push && !tx_full && tx_count + 1'b1 > tx_trigger;
@@ -248,6 +405,7 @@ module pl011 #(
             imsc <= '0;
             dmacr <= '0;
             ris <= '0;
+            rsr <= '0;
         end else begin
             if (acc_wr) begin
                 case (addr)
@@ -272,19 +430,33 @@ module pl011 #(
             if (acc_wr && addr == A_ICR) ris <= ris & ~w_icr[10:0];
             if (tx_irq_clr) ris[TXI] <= 1'b0;
             if (tx_irq_set) ris[TXI] <= 1'b1;
+            ris[3:0] <= (acc_wr && addr == A_ICR ? ris[3:0] & ~w_icr[3:0] : ris[3:0]) | (ms ^ ms_q);
+            if (rx_pop_ok && rx_count_next < rx_trigger) ris[RXI] <= 1'b0;
+            if (rx_push_ok && rx_count_next >= rx_trigger) ris[RXI] <= 1'b1;
+            if (rx_pop_ok && rx_count_next == 0) ris[RTI] <= 1'b0;
+            if (rt_fire) ris[RTI] <= 1'b1;
+            if (rx_push_ok) begin
+                if (rx_fe) ris[FEI] <= 1'b1;
+                if (rx_pe) ris[PEI] <= 1'b1;
+                if (rx_be) ris[BEI] <= 1'b1;
+            end
+            if (rx_overrun) ris[OEI] <= 1'b1;
+            // RSR: a DR read reports the popped character's errors; OE at the overrun; ECR clears.
+            if (acc_wr && addr == A_RSR) rsr <= '0;
+            if (rx_pop_ok) rsr[2:0] <= rsr[2:0] | rx_head[10:8];
+            if (rx_overrun) rsr[3] <= 1'b1;
         end
     end
 
     // ---------------------------------------------------------------- reads
     wire busy = !tx_empty || tx_active;
-    assign flags = {ri, tx_empty, 1'b0 /* RXFF */, tx_full, 1'b1 /* RXFE */, busy,
-                    dcd, dsr, cts};
+    assign flags = {ri, tx_empty, rx_full, tx_full, rx_empty, busy, dcd, dsr, cts};
     always_comb begin
         rdata = '0;
         rd_err = 1'b0;
         case (addr)
-            A_DR: rdata = '0;  // receive path: no data yet
-            A_RSR: rdata = '0;
+            A_DR: rdata = rx_empty ? '0 : {20'b0, rx_head};
+            A_RSR: rdata = {28'b0, rsr};
             A_FR: rdata = {23'b0, flags};
             A_ILPR: rdata = {24'b0, ilpr};
             A_IBRD: rdata = {16'b0, ibrd};
@@ -314,12 +486,21 @@ module pl011 #(
     end
 
     assign intr = |(ris & imsc);
-    assign nrts = !cr[RTS];
+    assign nrts = !rts_out;
     assign ndtr = !cr[DTR];
     assign nout1 = !cr[OUT1];
     assign nout2 = !cr[OUT2];
     assign tx_level = 6'(tx_count);
-    assign rx_level = '0;
+    assign rx_level = 6'(rx_count);
+
+    // DMA requests. DMAONERR: the RX requests pause while the (masked) error interrupt is set.
+    wire err_intr = |(ris[OEI:FEI] & imsc[OEI:FEI]);
+    wire tx_dma = dmacr[TXDMAE] && !clr_q[0];
+    wire rx_dma = dmacr[RXDMAE] && !clr_q[1] && !(dmacr[DMAONERR] && err_intr);
+    assign txdmasreq = tx_dma && !tx_full;
+    assign txdmabreq = tx_dma && fen && tx_count <= tx_trigger;
+    assign rxdmasreq = rx_dma && !rx_empty;
+    assign rxdmabreq = rx_dma && fen && rx_count >= rx_trigger;
 
     // ---------------------------------------------------------------- time skipping
     assign b16_wait = run ? b16_cnt : '0;
@@ -334,10 +515,32 @@ module pl011 #(
             if (32'(same_run) == j && 4'(j) < tx_left && tx_shift[j] == tx_q) same_run = same_run + 4'd1;
     end
     wire [7:0] to_bit_end = 8'd16 - {4'b0, tx_tick};
-    assign ev_ticks = !run ? 8'd0 : tx_active ? to_bit_end + {same_run, 4'b0} : 8'd1;
-    // Registers (FR, RIS, the levels) change only where a character starts or ends.
-    assign reg_ticks = !run ? 8'd0 : tx_active ? to_bit_end + {tx_left, 4'b0} : 8'd1;
-    assign synced = in_s1 == in_raw && in_s2 == in_s1;
-    // Quiet also needs the divider at its rest state, which the first idle edge restores.
-    assign quiet = !run && synced && rst_n && acc == 0 && b16_cnt == {1'b0, ibrd_l};
+    // Each part's next event in Baud16 enables (NEVER: none); the outputs take the nearest.
+    // TXD, the flags, the levels and the TX interrupt change only where a bit ends or a character starts;
+    // the receiver acts at its sample points (the start bit's may end a glitch, the stop bit's pushes);
+    // the timeout where it fires.
+    localparam logic [9:0] NEVER = 10'h3FF;
+    wire [9:0] tx_ev = tx_active ? {2'b0, to_bit_end} + {2'b0, same_run, 4'b0}
+                     : tx_can_start ? 10'd1 : NEVER;
+    wire [9:0] rx_ev = rx_active ? {5'b0, rx_cnt} : rx_can_detect ? 10'd1 : NEVER;
+    wire [9:0] rt_ev = rt_counting ? RT_TICKS - {1'b0, rt_cnt} : NEVER;
+    // Registers (FR, RIS, RSR, DR, the levels) change where a character starts or ends on either side,
+    // or where the timeout fires.
+    wire [9:0] tx_reg = tx_active ? {2'b0, to_bit_end} + {2'b0, tx_left, 4'b0}
+                      : tx_can_start ? 10'd1 : NEVER;
+    wire [9:0] rx_reg = rx_active ? {5'b0, rx_cnt} + {2'b0, rx_stop - rx_bit, 4'b0}
+                      : rx_can_detect ? 10'd1 : NEVER;
+    function automatic logic [7:0] nearest(input logic [9:0] a, input logic [9:0] b, input logic [9:0] c);
+        logic [9:0] m;
+        m = a < b ? a : b;
+        m = m < c ? m : c;
+        return m > 10'd255 ? 8'd255 : m[7:0];
+    endfunction
+    assign ev_ticks = !run ? 8'd0 : nearest(tx_ev, rx_ev, rt_ev);
+    assign reg_ticks = !run ? 8'd0 : nearest(tx_reg, rx_reg, rt_ev);
+    assign synced = in_s1 == in_raw && in_s2 == in_s1 && clr_q == {rxdmaclr, txdmaclr} && ms_q == ms;
+    // Quiet also needs the divider at its rest state, which the first idle edge restores, and no mark
+    // awaited on a line already high.
+    assign quiet = !run && synced && rst_n && acc == 0 && b16_cnt == {1'b0, ibrd_l}
+                   && !(rx_wait_mark && rx_in);
 endmodule

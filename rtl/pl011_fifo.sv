@@ -1,4 +1,4 @@
-// Synchronous FIFO used for the PL011 transmit (and, later, receive) path.
+// Synchronous FIFO used for the PL011 transmit and receive paths.
 // `one_entry` turns it into the 1-entry holding register of character mode (LCR_H.FEN = 0)
 // without discarding what it already holds.
 module pl011_fifo #(

@@ -1,11 +1,14 @@
 #pragma once
-// A SystemC bench for PL011 tests: the UART with its lines bound, and a test body that runs as the CPU
-// (an SC_THREAD) with register accessors of every width. TXD edges are logged with their times.
+// A SystemC bench for PL011 tests: the UART with its lines bound (RXD driven by an RX injector), and a
+// test body that runs as the CPU (an SC_THREAD) with register accessors of every width. TXD and IRQ
+// edges are logged with their times.
 #include <functional>
 #include <string>
 #include <vector>
 
 #include <tlm_utils/simple_initiator_socket.h>
+
+#include <uartvp/rx_injector.h>
 
 #include "pl011_harness.h"
 
@@ -14,7 +17,13 @@ namespace uartvp::test {
 struct pl011_bench : sc_core::sc_module {
     sc_core::sc_signal<bool> txd{"txd_line", true}, irq{"irq_line"}, rxd{"rxd_line", true};
     sc_core::sc_signal<bool> ncts{"ncts_line", true}, nreset{"nreset_line", true};
+    sc_core::sc_signal<bool> ndsr{"ndsr_line", true}, ndcd{"ndcd_line", true}, nri{"nri_line", true},
+        nrts{"nrts_line", true}, ndtr{"ndtr_line", true};
+    sc_core::sc_signal<bool> txdmasreq{"txdmasreq_line"}, txdmabreq{"txdmabreq_line"},
+        rxdmasreq{"rxdmasreq_line"}, rxdmabreq{"rxdmabreq_line"}, txdmaclr{"txdmaclr_line"},
+        rxdmaclr{"rxdmaclr_line"};
     pl011 uart;
+    rx_injector inj{"inj", 115200, serial_format{}};
     tlm_utils::simple_initiator_socket<pl011_bench, 32> socket{"socket"};
     std::function<void(pl011_bench&)> body;
     std::vector<std::pair<sc_core::sc_time, bool>> txd_log;
@@ -31,6 +40,18 @@ struct pl011_bench : sc_core::sc_module {
         uart.rxd(rxd);
         uart.ncts(ncts);
         uart.nreset(nreset);
+        uart.ndsr(ndsr);
+        uart.ndcd(ndcd);
+        uart.nri(nri);
+        uart.nrts(nrts);
+        uart.ndtr(ndtr);
+        uart.txdmasreq(txdmasreq);
+        uart.txdmabreq(txdmabreq);
+        uart.rxdmasreq(rxdmasreq);
+        uart.rxdmabreq(rxdmabreq);
+        uart.txdmaclr(txdmaclr);
+        uart.rxdmaclr(rxdmaclr);
+        inj.line(rxd);
         SC_THREAD(cpu);
         SC_METHOD(log_txd);
         sensitive << txd;

@@ -1,7 +1,8 @@
 #pragma once
-// Test harness for the PL011: a scripted sequence of register accesses at chosen UARTCLK cycles, run
-// (a) on the bare verilated RTL clocked through every cycle, the reference, and (b) through the TLM
-// wrapper in SystemC; both record the cycle of every change of TXD, IRQ, the flags and FIFO levels.
+// Test harness for the PL011: a scripted sequence of register accesses and input changes (RXD, modem
+// lines, DMA clears, reset) at chosen UARTCLK cycles, run (a) on the bare verilated RTL clocked through
+// every cycle, the reference, and (b) through the TLM wrapper in SystemC; both record the cycle of every
+// change of TXD, IRQ, nRTS, the DMA requests, the flags and FIFO levels.
 #include <cstdint>
 #include <random>
 #include <string>
@@ -23,8 +24,13 @@ constexpr std::uint32_t DR = 0x000, RSR = 0x004, FR = 0x018, ILPR = 0x020, IBRD 
                         ICR = 0x044, DMACR = 0x048;
 } // namespace reg
 namespace fr {
-constexpr std::uint32_t CTS = 1 << 0, BUSY = 1 << 3, RXFE = 1 << 4, TXFF = 1 << 5, RXFF = 1 << 6,
-                        TXFE = 1 << 7;
+constexpr std::uint32_t CTS = 1 << 0, DSR = 1 << 1, DCD = 1 << 2, BUSY = 1 << 3, RXFE = 1 << 4, TXFF = 1 << 5,
+                        RXFF = 1 << 6, TXFE = 1 << 7, RI = 1 << 8;
+}
+// Interrupt bits (IMSC/RIS/MIS/ICR).
+namespace irq {
+constexpr std::uint32_t RI = 1 << 0, CTS = 1 << 1, DCD = 1 << 2, DSR = 1 << 3, RX = 1 << 4, TX = 1 << 5,
+                        RT = 1 << 6, FE = 1 << 7, PE = 1 << 8, BE = 1 << 9, OE = 1 << 10;
 }
 
 struct bus_op {
@@ -33,17 +39,57 @@ struct bus_op {
     std::uint32_t offset; // byte offset
     unsigned size;        // 1, 2 or 4 bytes
     std::uint32_t data;   // written value (in the access's own lanes)
-    enum kind_t { bus, pin_ncts, pin_nreset } kind = bus;
+    enum kind_t {
+        bus,
+        pin_ncts,
+        pin_nreset,
+        pin_rxd,
+        pin_ndsr,
+        pin_ndcd,
+        pin_nri,
+        pin_txdmaclr,
+        pin_rxdmaclr
+    };
+    kind_t kind = bus;
 };
+
+// The RTL input a pin op drives.
+inline bool& pin_of(detail::pl011_inputs& in, bus_op::kind_t k) {
+    switch (k) {
+    case bus_op::pin_ncts:
+        return in.ncts;
+    case bus_op::pin_nreset:
+        return in.rst_n;
+    case bus_op::pin_rxd:
+        return in.rxd;
+    case bus_op::pin_ndsr:
+        return in.ndsr;
+    case bus_op::pin_ndcd:
+        return in.ndcd;
+    case bus_op::pin_nri:
+        return in.nri;
+    case bus_op::pin_txdmaclr:
+        return in.txdmaclr;
+    default:
+        return in.rxdmaclr;
+    }
+}
+
+// The four DMA requests as one value: TXDMASREQ, TXDMABREQ, RXDMASREQ, RXDMABREQ in bits 0..3.
+inline unsigned dma_code(bool txs, bool txb, bool rxs, bool rxb) {
+    return unsigned(txs) | unsigned(txb) << 1 | unsigned(rxs) << 2 | unsigned(rxb) << 3;
+}
 
 struct observed {
     std::vector<std::uint32_t> reads;
-    std::vector<std::uint64_t> txd_edges, irq_edges;
+    std::vector<std::uint64_t> txd_edges, irq_edges, nrts_edges;
     // (cycle, value) for each change
-    std::vector<std::pair<std::uint64_t, unsigned>> busy, txfe, txff, tx_level;
+    std::vector<std::pair<std::uint64_t, unsigned>> busy, txfe, txff, tx_level, rxfe, rxff, rx_level, dma;
     bool operator==(const observed& o) const {
-        return reads == o.reads && txd_edges == o.txd_edges && irq_edges == o.irq_edges && busy == o.busy &&
-               txfe == o.txfe && txff == o.txff && tx_level == o.tx_level;
+        return reads == o.reads && txd_edges == o.txd_edges && irq_edges == o.irq_edges &&
+               nrts_edges == o.nrts_edges && busy == o.busy && txfe == o.txfe && txff == o.txff &&
+               tx_level == o.tx_level && rxfe == o.rxfe && rxff == o.rxff && rx_level == o.rx_level &&
+               dma == o.dma;
     }
 };
 
@@ -55,16 +101,26 @@ inline observed run_reference(const std::vector<bus_op>& ops, unsigned depth, st
     auto record = [&](std::uint64_t cyc, const detail::pl011_outputs& n, const detail::pl011_outputs& p) {
         if (n.txd != p.txd) ob.txd_edges.push_back(cyc);
         if (n.intr != p.intr) ob.irq_edges.push_back(cyc);
-        if ((n.flags & fr::BUSY) != (p.flags & fr::BUSY)) ob.busy.emplace_back(cyc, !!(n.flags & fr::BUSY));
-        if ((n.flags & fr::TXFE) != (p.flags & fr::TXFE)) ob.txfe.emplace_back(cyc, !!(n.flags & fr::TXFE));
-        if ((n.flags & fr::TXFF) != (p.flags & fr::TXFF)) ob.txff.emplace_back(cyc, !!(n.flags & fr::TXFF));
+        if (n.nrts != p.nrts) ob.nrts_edges.push_back(cyc);
+        auto flag = [&](std::uint32_t bit, auto& vec) {
+            if ((n.flags & bit) != (p.flags & bit)) vec.emplace_back(cyc, !!(n.flags & bit));
+        };
+        flag(fr::BUSY, ob.busy);
+        flag(fr::TXFE, ob.txfe);
+        flag(fr::TXFF, ob.txff);
+        flag(fr::RXFE, ob.rxfe);
+        flag(fr::RXFF, ob.rxff);
         if (n.tx_level != p.tx_level) ob.tx_level.emplace_back(cyc, n.tx_level);
+        if (n.rx_level != p.rx_level) ob.rx_level.emplace_back(cyc, n.rx_level);
+        const unsigned dn = dma_code(n.txdmasreq, n.txdmabreq, n.rxdmasreq, n.rxdmabreq),
+                       dp = dma_code(p.txdmasreq, p.txdmabreq, p.rxdmasreq, p.rxdmabreq);
+        if (dn != dp) ob.dma.emplace_back(cyc, dn);
     };
     std::size_t i = 0;
     for (std::uint64_t c = 1; c <= end; ++c) {
         detail::pl011_inputs& in = rtl->in;
         while (i < ops.size() && ops[i].cycle == c && ops[i].kind != bus_op::bus) {
-            (ops[i].kind == bus_op::pin_ncts ? in.ncts : in.rst_n) = ops[i].write;
+            pin_of(in, ops[i].kind) = ops[i].write;
             ++i;
         }
         if (i < ops.size() && ops[i].cycle == c) {
@@ -98,7 +154,28 @@ struct script_initiator : sc_core::sc_module {
     observed* ob;
     std::vector<tlm::tlm_response_status> status;
     std::vector<std::uint64_t> landed, late; // the edge each access landed on; those not on their cycle
-    sc_core::sc_signal<bool> ncts{"ncts", true}, nreset{"nreset", true};
+    sc_core::sc_signal<bool> ncts{"ncts", true}, nreset{"nreset", true}, rxd{"rxd", true}, ndsr{"ndsr", true},
+        ndcd{"ndcd", true}, nri{"nri", true}, txdmaclr{"txdmaclr", false}, rxdmaclr{"rxdmaclr", false};
+    sc_core::sc_signal<bool>& pin_signal(bus_op::kind_t k) {
+        switch (k) {
+        case bus_op::pin_ncts:
+            return ncts;
+        case bus_op::pin_nreset:
+            return nreset;
+        case bus_op::pin_rxd:
+            return rxd;
+        case bus_op::pin_ndsr:
+            return ndsr;
+        case bus_op::pin_ndcd:
+            return ndcd;
+        case bus_op::pin_nri:
+            return nri;
+        case bus_op::pin_txdmaclr:
+            return txdmaclr;
+        default:
+            return rxdmaclr;
+        }
+    }
     SC_HAS_PROCESS(script_initiator);
     script_initiator(sc_core::sc_module_name n, std::vector<bus_op> o, std::uint64_t hz, observed* out)
         : sc_module(n)
@@ -113,7 +190,7 @@ struct script_initiator : sc_core::sc_module {
             const sc_core::sc_time at = clock.time_of(op.cycle - 1);
             if (at > sc_core::sc_time_stamp()) wait(at - sc_core::sc_time_stamp());
             if (op.kind != bus_op::bus) { // an input changing at t is first seen by the edge after t
-                (op.kind == bus_op::pin_ncts ? ncts : nreset).write(op.write);
+                pin_signal(op.kind).write(op.write);
                 continue;
             }
             std::uint32_t data = op.data;
@@ -139,7 +216,9 @@ struct script_initiator : sc_core::sc_module {
 // Records the wrapper's outputs, converting each change's time to its UARTCLK edge; a change that is
 // not exactly at an edge's time is recorded as cycle ~0 so that the comparison fails.
 struct output_recorder : sc_core::sc_module {
-    sc_core::sc_in<bool> txd{"txd"}, irq{"irq"};
+    sc_core::sc_in<bool> txd{"txd"}, irq{"irq"}, nrts{"nrts"};
+    sc_core::sc_in<bool> txdmasreq{"txdmasreq"}, txdmabreq{"txdmabreq"}, rxdmasreq{"rxdmasreq"},
+        rxdmabreq{"rxdmabreq"};
     const pl011& uart;
     cycle_clock clock;
     observed* ob;
@@ -155,8 +234,14 @@ struct output_recorder : sc_core::sc_module {
         SC_METHOD(on_irq);
         sensitive << irq;
         dont_initialize();
+        SC_METHOD(on_nrts);
+        sensitive << nrts;
+        dont_initialize();
         SC_METHOD(on_flags);
-        sensitive << u.busy << u.txfe << u.txff << u.tx_fifo_level;
+        sensitive << u.busy << u.txfe << u.txff << u.tx_fifo_level << u.rxfe << u.rxff << u.rx_fifo_level;
+        dont_initialize();
+        SC_METHOD(on_dma);
+        sensitive << txdmasreq << txdmabreq << rxdmasreq << rxdmabreq;
         dont_initialize();
     }
     std::uint64_t now_cycle() const {
@@ -165,7 +250,15 @@ struct output_recorder : sc_core::sc_module {
     }
     void on_txd() { ob->txd_edges.push_back(now_cycle()); }
     void on_irq() { ob->irq_edges.push_back(now_cycle()); }
-    unsigned last_busy = 0, last_txfe = 1, last_txff = 0, last_level = 0;
+    void on_nrts() { ob->nrts_edges.push_back(now_cycle()); }
+    unsigned last_dma = 0;
+    void on_dma() {
+        const unsigned v = dma_code(txdmasreq.read(), txdmabreq.read(), rxdmasreq.read(), rxdmabreq.read());
+        if (v != last_dma) ob->dma.emplace_back(now_cycle(), v);
+        last_dma = v;
+    }
+    unsigned last_busy = 0, last_txfe = 1, last_txff = 0, last_level = 0, last_rxfe = 1, last_rxff = 0,
+             last_rx_level = 0;
     void on_flags() {
         const std::uint64_t c = now_cycle();
         auto upd = [&](unsigned v, unsigned& last, auto& vec) {
@@ -176,12 +269,17 @@ struct output_recorder : sc_core::sc_module {
         upd(uart.txfe.read(), last_txfe, ob->txfe);
         upd(uart.txff.read(), last_txff, ob->txff);
         upd(uart.tx_fifo_level.read(), last_level, ob->tx_level);
+        upd(uart.rxfe.read(), last_rxfe, ob->rxfe);
+        upd(uart.rxff.read(), last_rxff, ob->rxff);
+        upd(uart.rx_fifo_level.read(), last_rx_level, ob->rx_level);
     }
 };
 
 // A PL011 with its lines bound, the script initiator and the recorder.
 struct tlm_bench {
-    sc_core::sc_signal<bool> txd{"txd_sig", true}, irq{"irq_sig"}, rxd{"rxd_sig", true};
+    sc_core::sc_signal<bool> txd{"txd_sig", true}, irq{"irq_sig"}, nrts{"nrts_sig", true};
+    sc_core::sc_signal<bool> txdmasreq{"txdmasreq_sig"}, txdmabreq{"txdmabreq_sig"},
+        rxdmasreq{"rxdmasreq_sig"}, rxdmabreq{"rxdmabreq_sig"};
     observed ob;
     pl011 uart;
     script_initiator init;
@@ -193,11 +291,26 @@ struct tlm_bench {
         init.socket.bind(uart.bus);
         uart.ncts(init.ncts);
         uart.nreset(init.nreset);
+        uart.ndsr(init.ndsr);
+        uart.ndcd(init.ndcd);
+        uart.nri(init.nri);
+        uart.txdmaclr(init.txdmaclr);
+        uart.rxdmaclr(init.rxdmaclr);
         uart.txd(txd);
         uart.irq(irq);
-        uart.rxd(rxd);
+        uart.rxd(init.rxd);
+        uart.nrts(nrts);
+        uart.txdmasreq(txdmasreq);
+        uart.txdmabreq(txdmabreq);
+        uart.rxdmasreq(rxdmasreq);
+        uart.rxdmabreq(rxdmabreq);
         rec.txd(txd);
         rec.irq(irq);
+        rec.nrts(nrts);
+        rec.txdmasreq(txdmasreq);
+        rec.txdmabreq(txdmabreq);
+        rec.rxdmasreq(rxdmasreq);
+        rec.rxdmabreq(rxdmabreq);
     }
     void run_to(std::uint64_t end_cycle) {
         sc_core::sc_start(cycle_clock(uart.config().uartclk_hz).time_of(end_cycle));

@@ -1,6 +1,11 @@
 // The wrapper's skipping of UARTCLK cycles (idle sleep, Baud16 fast-forward, waking only where an
-// output can change) against plain cycle-by-cycle clocking of the same RTL: every TXD/IRQ edge, every
-// flag and FIFO-level change and every value read must fall on the same cycle.
+// output can change) against plain cycle-by-cycle clocking of the same RTL: every TXD/IRQ/nRTS edge,
+// every DMA request, flag and FIFO-level change and every value read must fall on the same cycle, with
+// both directions at work (RXD driven at, and a few percent off, the programmed rate).
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "pl011_harness.h"
@@ -11,14 +16,83 @@ using namespace uartvp::test;
 
 namespace {
 
+// How a script leans: most of its time in loopback, or in character mode.
+struct script_mix {
+    bool loopback = false;
+    bool char_mode = false;
+};
+
+// RXD traffic for cycles [from, to): bursts of characters at the programmed rate or a few percent off
+// (random format, sometimes a bad stop bit), breaks, glitches shorter than half a bit. Returns the edges
+// as pin ops (level in `write`), in order.
+std::vector<bus_op> random_rxd(std::mt19937& rng, std::uint64_t from, std::uint64_t to, double bit_cycles) {
+    auto pick = [&](unsigned n) { return static_cast<unsigned>(rng() % n); };
+    std::vector<bus_op> e;
+    bool level = true;
+    auto drive = [&](std::uint64_t c, bool v) {
+        if (v == level) return;
+        if (!e.empty() && e.back().cycle >= c) c = e.back().cycle + 1;
+        e.push_back({c, v, 0, 0, 0, bus_op::pin_rxd});
+        level = v;
+    };
+    std::uint64_t t = from + static_cast<std::uint64_t>(pick(40) * bit_cycles);
+    while (t < to) {
+        const unsigned k = pick(100);
+        if (k < 70) {
+            // A burst of characters, back to back or with gaps, at a rate up to 4.5 % off.
+            const double errs[] = {0, 0, 0, 0.02, -0.02, 0.035, -0.035, 0.045, -0.045};
+            const double bit = bit_cycles * (1 + errs[pick(9)]);
+            const unsigned n = 1 + (pick(3) == 0 ? pick(40) : pick(6));
+            const unsigned wlen = pick(3) ? 8 : 5 + pick(4), par = pick(3) ? 0 : 1 + pick(4),
+                           stp = 1 + pick(2);
+            for (unsigned j = 0; j < n && t < to; ++j) {
+                const unsigned data = pick(256) & (pick(8) == 0 ? 0 : 0xFF); // some all-zero characters
+                const bool bad_stop = pick(12) == 0;
+                std::vector<bool> bits{false};
+                unsigned ones = 0;
+                for (unsigned i = 0; i < wlen; ++i) {
+                    bits.push_back((data >> i) & 1);
+                    ones += (data >> i) & 1;
+                }
+                if (par) bits.push_back(par == 1 ? !(ones & 1) : par == 2 ? (ones & 1) : par == 3);
+                for (unsigned i = 0; i < stp; ++i)
+                    bits.push_back(!bad_stop);
+                for (std::size_t i = 0; i < bits.size(); ++i)
+                    drive(t + static_cast<std::uint64_t>(i * bit + 0.5), bits[i]);
+                t += static_cast<std::uint64_t>(bits.size() * bit + 0.5);
+                if (bad_stop) t += static_cast<std::uint64_t>(bit); // mark before the next start bit
+                drive(t, true);
+                if (pick(3) == 0) t += 1 + pick(static_cast<unsigned>(3 * bit));
+            }
+        } else if (k < 80) {
+            // A break: low for 12 to 40 bit periods.
+            drive(t, false);
+            t += static_cast<std::uint64_t>((12 + pick(29)) * bit_cycles);
+            drive(t, true);
+            t += static_cast<std::uint64_t>(bit_cycles);
+        } else {
+            // A glitch: low for a cycle up to half a bit.
+            drive(t, false);
+            t += 1 + pick(static_cast<unsigned>(bit_cycles / 2));
+            drive(t, true);
+        }
+        t += 1 + static_cast<std::uint64_t>(pick(4) == 0 ? pick(static_cast<unsigned>(60 * bit_cycles))
+                                                         : pick(static_cast<unsigned>(4 * bit_cycles)));
+    }
+    return e;
+}
+
 // A random but reproducible script: bursts of DR writes, FR polls at gaps from one cycle to many
-// characters, format changes (latched with the divisor), enable toggles, BRK, interrupt registers.
+// characters, DR reads (one or a drain of many), RSR reads and ECR writes, format changes (latched with
+// the divisor), enable, loopback and flow-control changes, BRK, interrupt and DMA registers, modem input
+// and DMA clear changes, resets; and RXD traffic throughout.
 std::vector<bus_op> random_script(std::uint64_t uartclk, std::uint64_t baud, unsigned n, std::uint32_t seed,
-                                  std::uint64_t& end) {
+                                  std::uint64_t& end, script_mix mix = {}) {
     std::mt19937 rng(seed);
     auto pick = [&](unsigned n) { return static_cast<unsigned>(rng() % n); };
     std::vector<bus_op> ops;
-    std::uint64_t c = program_uart(ops, 5, uartclk, baud, 0x70);
+    const std::uint32_t lcr0 = mix.char_mode ? 0x60 : 0x70;
+    std::uint64_t c = program_uart(ops, 5, uartclk, baud, lcr0);
     const std::uint64_t bit = uartclk / baud;
     const auto [ibrd, fbrd] = divisor(uartclk, baud);
     for (unsigned i = 0; i < n; ++i) {
@@ -29,52 +103,113 @@ std::vector<bus_op> random_script(std::uint64_t uartclk, std::uint64_t baud, uns
                   : g == 2 ? pick(static_cast<unsigned>(12 * bit))
                            : pick(static_cast<unsigned>(60 * bit)));
         const unsigned k = pick(100);
-        if (k < 40) {
+        if (k < 30) {
             ops.push_back({c, true, reg::DR, 1, 0x20 + pick(0x5F)});
-        } else if (k < 75) {
+        } else if (k < 50) {
             ops.push_back({c, false, reg::FR, 4, 0});
-        } else if (k < 80) {
-            // new frame format: WLEN, PEN, EPS, STP2, SPS, FEN (mostly on)
+        } else if (k < 58) {
+            // DR reads: one, or a drain of up to 40 (an empty FIFO reads 0)
+            const unsigned m = pick(3) == 0 ? 1 + pick(40) : 1;
+            for (unsigned j = 0; j < m; ++j)
+                ops.push_back(
+                    {j ? c += 1 + pick(static_cast<unsigned>(bit)) : c, false, reg::DR, 2u << pick(2), 0});
+        } else if (k < 61) {
+            ops.push_back({c, pick(3) == 0, reg::RSR, 4, 0}); // a write is ECR
+        } else if (k < 65) {
+            // new frame format: WLEN, PEN, EPS, STP2, SPS, FEN
+            const bool fifo = mix.char_mode ? pick(4) == 0 : pick(4) != 0;
             const std::uint32_t lcr = (pick(4) << 5) | (pick(2) << 1) | (pick(2) << 2) | (pick(2) << 3) |
-                                      (pick(4) ? 0x10 : 0) | (pick(4) == 0 ? 0x80 : 0);
+                                      (fifo ? 0x10 : 0) | (pick(4) == 0 ? 0x80 : 0);
             ops.push_back({c, true, reg::IBRD, 4, ibrd});
             ops.push_back({c += 1, true, reg::FBRD, 4, fbrd});
             ops.push_back({c += 1, true, reg::LCR_H, 1, lcr});
-        } else if (k < 84) {
-            const std::uint32_t cr[] = {0x301, 0x301, 0x300, 0x201, 0x8301}; // 0x8000: CTSEN
-            ops.push_back({c, true, reg::CR, 2, cr[pick(5)]});
-        } else if (k < 85) {
-            ops.push_back({c, pick(2) == 0, 0, 0, 0, bus_op::pin_ncts});
-        } else if (k == 85 && pick(3) == 0) {
+        } else if (k < 71) {
+            // UARTEN/TXE/RXE, LBE (0x80), RTS..OUT2 (0x3C00), RTSEN (0x4000), CTSEN (0x8000)
+            const std::uint32_t cr[] = {0x301, 0x301, 0x300, 0x201, 0x101, 0x8301, 0x4301, 0xC301, 0x3F01};
+            std::uint32_t v = cr[pick(9)];
+            if (mix.loopback ? pick(4) != 0 : pick(5) == 0) v |= 0x80;
+            ops.push_back({c, true, reg::CR, 2, v});
+        } else if (k < 74) {
+            const bus_op::kind_t pins[] = {bus_op::pin_ncts, bus_op::pin_ndsr, bus_op::pin_ndcd,
+                                           bus_op::pin_nri};
+            ops.push_back({c, pick(2) == 0, 0, 0, 0, pins[pick(4)]});
+        } else if (k < 75) {
+            ops.push_back({c, pick(2) == 0, 0, 0, 0, pick(2) ? bus_op::pin_txdmaclr : bus_op::pin_rxdmaclr});
+        } else if (k == 75 && pick(3) == 0) {
             // reset pulse, possibly in the middle of a character; then set the UART up again
             ops.push_back({c, false, 0, 0, 0, bus_op::pin_nreset});
             ops.push_back({c += 1 + pick(40), true, 0, 0, 0, bus_op::pin_nreset});
-            c = program_uart(ops, c, uartclk, baud, 0x70);
-        } else if (k < 87) {
-            ops.push_back({c, true, reg::LCR_H, 4, 0x71}); // BRK
-            ops.push_back({c += 1 + pick(static_cast<unsigned>(20 * bit)), true, reg::LCR_H, 4, 0x70});
-        } else if (k < 92) {
-            const std::uint32_t off[] = {reg::IMSC, reg::ICR, reg::IFLS};
-            ops.push_back({c, true, off[pick(3)], 4, pick(64)});
+            c = program_uart(ops, c, uartclk, baud, lcr0);
+        } else if (k < 77) {
+            ops.push_back({c, true, reg::LCR_H, 4, lcr0 | 1}); // BRK
+            ops.push_back({c += 1 + pick(static_cast<unsigned>(20 * bit)), true, reg::LCR_H, 4, lcr0});
+        } else if (k < 86) {
+            const std::uint32_t off[] = {reg::IMSC, reg::IMSC, reg::ICR, reg::ICR, reg::IFLS, reg::DMACR};
+            ops.push_back({c, true, off[pick(6)], 4, pick(2048)});
         } else {
-            const std::uint32_t off[] = {reg::RIS, reg::MIS, reg::CR, reg::LCR_H, reg::IBRD};
-            ops.push_back({c, false, off[pick(5)], 4, 0});
+            const std::uint32_t off[] = {reg::RIS,   reg::MIS,  reg::RSR,  reg::CR,
+                                         reg::LCR_H, reg::IBRD, reg::DMACR};
+            ops.push_back({c, false, off[pick(7)], 4, 0});
         }
     }
-    // Re-enable and let everything drain.
+    // Re-enable (loopback off) and let everything drain.
     ops.push_back({c += 2, true, 0, 0, 0, bus_op::pin_ncts});
     ops.push_back({c += 2, true, reg::LCR_H, 4, 0x70});
     ops.push_back({c += 2, true, reg::CR, 4, 0x301});
     end = c + 40 * 12 * 16 * (ibrd + 1);
+
+    // RXD throughout. A bus access never shares its edge with an input change (the initiator would
+    // issue the access before the signal updates); the accesses keep their order.
+    const double bit_cycles = 16.0 * (ibrd + fbrd / 64.0);
+    const std::vector<bus_op> rx = random_rxd(rng, 20, c, bit_cycles);
+    std::set<std::uint64_t> rx_cycles;
+    for (const bus_op& e : rx)
+        rx_cycles.insert(e.cycle);
+    std::uint64_t last = 0;
+    for (bus_op& op : ops) {
+        if (op.cycle <= last) op.cycle = last + 1;
+        while (op.kind == bus_op::bus && rx_cycles.count(op.cycle))
+            ++op.cycle;
+        last = op.cycle;
+    }
+    end = std::max(end, last + 40 * 12 * 16 * (ibrd + 1));
+    ops.insert(ops.end(), rx.begin(), rx.end());
+    std::stable_sort(ops.begin(), ops.end(),
+                     [](const bus_op& a, const bus_op& b) { return a.cycle < b.cycle; });
     return ops;
 }
 
 void check_equivalence(const pl011_config& cfg, std::uint64_t baud, unsigned n, std::uint32_t seed,
-                       bool expect_skipping = true) {
+                       bool expect_skipping = true, script_mix mix = {}) {
     std::uint64_t end = 0;
-    const std::vector<bus_op> ops = random_script(cfg.uartclk_hz, baud, n, seed, end);
+    const std::vector<bus_op> ops = random_script(cfg.uartclk_hz, baud, n, seed, end, mix);
     const observed ref = run_reference(ops, cfg.fifo_depth, end);
     ASSERT_GT(ref.txd_edges.size(), 100u) << "the script must actually transmit";
+    // ... and receive: characters read back with and without errors, interrupts, RTS and DMA at work.
+    unsigned received = 0, with_errors = 0;
+    std::uint32_t ris_seen = 0;
+    for (std::size_t i = 0, r = 0; i < ops.size(); ++i) {
+        if (ops[i].kind != bus_op::bus || ops[i].write) continue;
+        const std::uint32_t v = ref.reads[r++];
+        if (ops[i].offset == reg::RIS) ris_seen |= v;
+        if (ops[i].offset == reg::DR && v != 0) {
+            ++received;
+            with_errors += (v & 0xF00) != 0;
+        }
+    }
+    std::printf(
+        "reference: %zu txd edges, %u characters read (%u with errors), %zu rx level changes, %zu irq "
+        "edges, %zu nRTS edges, %zu DMA request changes\n",
+        ref.txd_edges.size(), received, with_errors, ref.rx_level.size(), ref.irq_edges.size(),
+        ref.nrts_edges.size(), ref.dma.size());
+    EXPECT_GT(received, 50u) << "the script must actually receive";
+    EXPECT_GT(with_errors, 5u) << "the script must receive characters with errors";
+    EXPECT_GT(ref.rx_level.size(), 100u);
+    EXPECT_GT(ref.dma.size(), 10u);
+    EXPECT_GT(ref.nrts_edges.size(), 2u);
+    const std::uint32_t want = irq::RX | irq::RT | irq::FE | irq::BE | irq::OE;
+    EXPECT_EQ(ris_seen & want, want) << "RIS read back with these interrupts: 0x" << std::hex << ris_seen;
+    EXPECT_NE(ris_seen & (irq::RI | irq::CTS | irq::DCD | irq::DSR), 0u) << "no modem interrupt seen";
 
     tlm_bench b(cfg, ops);
     b.run_to(end);
@@ -96,10 +231,28 @@ void check_equivalence(const pl011_config& cfg, std::uint64_t baud, unsigned n, 
             break;
         }
     EXPECT_EQ(b.ob.irq_edges, ref.irq_edges);
+    EXPECT_EQ(b.ob.nrts_edges, ref.nrts_edges);
     EXPECT_EQ(b.ob.busy, ref.busy);
     EXPECT_EQ(b.ob.txfe, ref.txfe);
     EXPECT_EQ(b.ob.txff, ref.txff);
     EXPECT_EQ(b.ob.tx_level, ref.tx_level);
+    EXPECT_EQ(b.ob.rxfe, ref.rxfe);
+    EXPECT_EQ(b.ob.rxff, ref.rxff);
+    EXPECT_EQ(b.ob.rx_level, ref.rx_level);
+    EXPECT_EQ(b.ob.dma, ref.dma);
+    for (std::size_t i = 0; i < std::min(b.ob.reads.size(), ref.reads.size()); ++i)
+        if (b.ob.reads[i] != ref.reads[i]) {
+            ADD_FAILURE() << "first read difference at #" << i << ": wrapper 0x" << std::hex << b.ob.reads[i]
+                          << ", reference 0x" << ref.reads[i];
+            break;
+        }
+    for (std::size_t i = 0; i < std::min(b.ob.rx_level.size(), ref.rx_level.size()); ++i)
+        if (b.ob.rx_level[i] != ref.rx_level[i]) {
+            ADD_FAILURE() << "first rx_level difference at #" << i << ": wrapper (" << b.ob.rx_level[i].first
+                          << ", " << b.ob.rx_level[i].second << "), reference (" << ref.rx_level[i].first
+                          << ", " << ref.rx_level[i].second << ")";
+            break;
+        }
     for (std::size_t i = 0; i < std::min(b.ob.tx_level.size(), ref.tx_level.size()); ++i)
         if (b.ob.tx_level[i] != ref.tx_level[i]) {
             ADD_FAILURE() << "first tx_level difference at #" << i << ": wrapper (" << b.ob.tx_level[i].first
@@ -135,6 +288,18 @@ TEST(Pl011Equivalence, FastPathMatchesPlainClocking_OddClock_38400) {
     check_equivalence(cfg, 38400, 600, 3);
 }
 
+TEST(Pl011Equivalence, FastPathMatchesPlainClocking_MostlyLoopback) {
+    UARTVP_SIM_TEST();
+    check_equivalence(pl011_config{}, 115200, 1500, 5, true, {true, false});
+}
+
+TEST(Pl011Equivalence, FastPathMatchesPlainClocking_MostlyCharacterMode_Depth16) {
+    UARTVP_SIM_TEST();
+    pl011_config cfg;
+    cfg.fifo_depth = 16;
+    check_equivalence(cfg, 57600, 1200, 6, true, {false, true});
+}
+
 TEST(Pl011Equivalence, ClockEveryCycleMatchesPlainClocking) {
     UARTVP_SIM_TEST();
     pl011_config cfg;
@@ -145,9 +310,10 @@ TEST(Pl011Equivalence, ClockEveryCycleMatchesPlainClocking) {
 // The engine alone, without SystemC: catch_up() to arbitrary edges (far past several bit ends, or to
 // the middle of a Baud16 period) must leave the RTL exactly where plain clocking leaves it.
 namespace {
-void check_core_catch_up(std::uint64_t uartclk, std::uint64_t baud, unsigned depth, std::uint32_t seed) {
+void check_core_catch_up(std::uint64_t uartclk, std::uint64_t baud, unsigned depth, std::uint32_t seed,
+                         script_mix mix = {}) {
     std::uint64_t end = 0;
-    const std::vector<bus_op> ops = random_script(uartclk, baud, 800, seed, end);
+    const std::vector<bus_op> ops = random_script(uartclk, baud, 800, seed, end, mix);
     detail::pl011_core core(depth, false);
     auto ref = detail::pl011_rtl::create(depth);
     std::uint64_t ref_cycle = 0;
@@ -161,13 +327,16 @@ void check_core_catch_up(std::uint64_t uartclk, std::uint64_t baud, unsigned dep
         const detail::pl011_outputs &a = core.out(), &b = ref->out();
         ASSERT_EQ(core.cycle(), c);
         ASSERT_TRUE(a.txd == b.txd && a.intr == b.intr && a.flags == b.flags && a.tx_level == b.tx_level &&
+                    a.rx_level == b.rx_level && a.nrts == b.nrts && a.txdmasreq == b.txdmasreq &&
+                    a.txdmabreq == b.txdmabreq && a.rxdmasreq == b.rxdmasreq && a.rxdmabreq == b.rxdmabreq &&
                     a.b16_wait == b.b16_wait && a.b16_acc == b.b16_acc && a.ev_ticks == b.ev_ticks &&
-                    a.reg_ticks == b.reg_ticks)
+                    a.reg_ticks == b.reg_ticks && a.synced == b.synced && a.quiet == b.quiet)
             << where << " at cycle " << c << ": txd " << a.txd << "/" << b.txd << " flags " << a.flags << "/"
-            << b.flags << " level " << int(a.tx_level) << "/" << int(b.tx_level) << " b16_wait " << a.b16_wait
-            << "/" << b.b16_wait << " ev_ticks " << int(a.ev_ticks) << "/" << int(b.ev_ticks) << " intr "
-            << a.intr << "/" << b.intr << " acc " << int(a.b16_acc) << "/" << int(b.b16_acc) << " reg_ticks "
-            << int(a.reg_ticks) << "/" << int(b.reg_ticks);
+            << b.flags << " level " << int(a.tx_level) << "/" << int(b.tx_level) << " rx level "
+            << int(a.rx_level) << "/" << int(b.rx_level) << " b16_wait " << a.b16_wait << "/" << b.b16_wait
+            << " ev_ticks " << int(a.ev_ticks) << "/" << int(b.ev_ticks) << " intr " << a.intr << "/"
+            << b.intr << " acc " << int(a.b16_acc) << "/" << int(b.b16_acc) << " reg_ticks "
+            << int(a.reg_ticks) << "/" << int(b.reg_ticks) << " quiet " << a.quiet << "/" << b.quiet;
     };
     std::mt19937 rng(seed * 7 + 1);
     for (const bus_op& op : ops) {
@@ -181,8 +350,8 @@ void check_core_catch_up(std::uint64_t uartclk, std::uint64_t baud, unsigned dep
         if (op.kind != bus_op::bus) {
             core.catch_up(op.cycle - 1);
             ref_to(op.cycle - 1);
-            (op.kind == bus_op::pin_ncts ? core.inputs().ncts : core.inputs().rst_n) = op.write;
-            (op.kind == bus_op::pin_ncts ? ref->in.ncts : ref->in.rst_n) = op.write;
+            pin_of(core.inputs(), op.kind) = op.write;
+            pin_of(ref->in, op.kind) = op.write;
             core.settle();
             ref->settle();
             continue;
@@ -212,6 +381,18 @@ void check_core_catch_up(std::uint64_t uartclk, std::uint64_t baud, unsigned dep
 }
 } // namespace
 
-TEST(Pl011CoreEquivalence, CatchUpToArbitraryEdgesMatchesPlainClocking_115200) { check_core_catch_up(24'000'000, 115200, 32, 11); }
-TEST(Pl011CoreEquivalence, CatchUpToArbitraryEdgesMatchesPlainClocking_921600) { check_core_catch_up(24'000'000, 921600, 16, 12); }
-TEST(Pl011CoreEquivalence, CatchUpToArbitraryEdgesMatchesPlainClocking_OddClock) { check_core_catch_up(7'372'801, 57600, 32, 13); }
+TEST(Pl011CoreEquivalence, CatchUpToArbitraryEdgesMatchesPlainClocking_115200) {
+    check_core_catch_up(24'000'000, 115200, 32, 11);
+}
+TEST(Pl011CoreEquivalence, CatchUpToArbitraryEdgesMatchesPlainClocking_921600) {
+    check_core_catch_up(24'000'000, 921600, 16, 12);
+}
+TEST(Pl011CoreEquivalence, CatchUpToArbitraryEdgesMatchesPlainClocking_OddClock) {
+    check_core_catch_up(7'372'801, 57600, 32, 13);
+}
+TEST(Pl011CoreEquivalence, CatchUpToArbitraryEdgesMatchesPlainClocking_Loopback) {
+    check_core_catch_up(24'000'000, 115200, 32, 14, {true, false});
+}
+TEST(Pl011CoreEquivalence, CatchUpToArbitraryEdgesMatchesPlainClocking_CharacterMode) {
+    check_core_catch_up(24'000'000, 38400, 16, 15, {false, true});
+}

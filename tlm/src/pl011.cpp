@@ -50,6 +50,12 @@ pl011::pl011(const sc_module_name& name, const pl011_config& cfg)
     , ndtr("ndtr")
     , nout1("nout1")
     , nout2("nout2")
+    , txdmasreq("txdmasreq")
+    , txdmabreq("txdmabreq")
+    , rxdmasreq("rxdmasreq")
+    , rxdmabreq("rxdmabreq")
+    , txdmaclr("txdmaclr")
+    , rxdmaclr("rxdmaclr")
     , tx_fifo_level("tx_fifo_level", 0)
     , rx_fifo_level("rx_fifo_level", 0)
     , busy("busy", false)
@@ -83,16 +89,17 @@ void pl011::start_of_simulation() {
     sc_event_or_list& l = m_impl->wake_on;
     l |= m_wake;
     l |= rxd.value_changed_event();
-    for (optional_in* p : {&nreset, &ncts, &ndsr, &ndcd, &nri})
+    for (optional_in* p : {&nreset, &ncts, &ndsr, &ndcd, &nri, &txdmaclr, &rxdmaclr})
         if (p->size()) l |= (*p)->value_changed_event();
 }
 
 void pl011::sample_inputs() {
     detail::pl011_inputs& in = m_impl->core.inputs();
     const bool v_rst = read_or(nreset, true), v_rxd = rxd.read(), v_cts = read_or(ncts, true),
-               v_dsr = read_or(ndsr, true), v_dcd = read_or(ndcd, true), v_ri = read_or(nri, true);
+               v_dsr = read_or(ndsr, true), v_dcd = read_or(ndcd, true), v_ri = read_or(nri, true),
+               v_txclr = read_or(txdmaclr, false), v_rxclr = read_or(rxdmaclr, false);
     if (v_rst == in.rst_n && v_rxd == in.rxd && v_cts == in.ncts && v_dsr == in.ndsr && v_dcd == in.ndcd &&
-        v_ri == in.nri)
+        v_ri == in.nri && v_txclr == in.txdmaclr && v_rxclr == in.rxdmaclr)
         return;
     // An input that changes at time t is seen by the edges after t; the edges up to t saw the old value.
     m_impl->core.catch_up(m_clock.edge_at_or_before(sc_time_stamp()));
@@ -102,6 +109,8 @@ void pl011::sample_inputs() {
     in.ndsr = v_dsr;
     in.ndcd = v_dcd;
     in.nri = v_ri;
+    in.txdmaclr = v_txclr;
+    in.rxdmaclr = v_rxclr;
     m_impl->core.settle();
     m_impl->promise_broken.notify();
 }
@@ -113,6 +122,10 @@ void pl011::drive_outputs(const detail::pl011_outputs& o) {
     write_if_bound(ndtr, o.ndtr);
     write_if_bound(nout1, o.nout1);
     write_if_bound(nout2, o.nout2);
+    write_if_bound(txdmasreq, o.txdmasreq);
+    write_if_bound(txdmabreq, o.txdmabreq);
+    write_if_bound(rxdmasreq, o.rxdmasreq);
+    write_if_bound(rxdmabreq, o.rxdmabreq);
     tx_fifo_level.write(o.tx_level);
     rx_fifo_level.write(o.rx_level);
     busy.write(o.flags & 0x08);

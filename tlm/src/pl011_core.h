@@ -17,6 +17,7 @@ struct pl011_inputs {
     std::uint32_t wdata = 0;
     bool rxd = true;
     bool ncts = true, ndsr = true, ndcd = true, nri = true;
+    bool txdmaclr = false, rxdmaclr = false;
     std::uint32_t fast_fwd = 0;
     std::uint8_t skip_ticks = 0;
 };
@@ -27,6 +28,7 @@ struct pl011_outputs {
     bool txd = true;
     bool nrts = true, ndtr = true, nout1 = true, nout2 = true;
     bool intr = false;
+    bool txdmasreq = false, txdmabreq = false, rxdmasreq = false, rxdmabreq = false;
     std::uint8_t tx_level = 0, rx_level = 0;
     std::uint16_t flags = 0;
     std::uint32_t b16_wait = 0;

@@ -43,6 +43,9 @@ public:
     optional_in nreset; // held high when unbound
     optional_in ncts, ndsr, ndcd, nri;
     optional_out nrts, ndtr, nout1, nout2;
+    // DMA requests (UARTTXDMASREQ, ...) and the DMA controller's clears, active high; enabled by DMACR.
+    optional_out txdmasreq, txdmabreq, rxdmasreq, rxdmabreq;
+    optional_in txdmaclr, rxdmaclr; // held low when unbound
 
     // Observation, for waves and tests: FIFO fill levels and FR flags as they change, cycle exact.
     sc_core::sc_signal<unsigned> tx_fifo_level, rx_fifo_level;
