@@ -45,8 +45,7 @@ waves::waves(const std::string& vcd_path, double baud) {
     m_gtkw = dir + "/" + stem + ".gtkw";
     m_lines_path = dir + "/" + stem + ".lines.vcd";
     m_tmp_base = dir + "/." + stem + ".tmp" + std::to_string(getpid());
-    m_tf = sc_core::sc_create_vcd_trace_file(m_tmp_base.c_str()); // writes m_tmp_base + ".vcd"
-    if (!m_tf) throw std::runtime_error("cannot write " + vcd_path);
+    m_vcd_writer = std::make_unique<vcd_writer>("waves_vcd", m_tmp_base + ".vcd");
     m_baud = baud;
     m_lines =
         std::make_unique<lines_vcd>("lines_vcd", m_tmp_base + ".lines.vcd", lines_vcd::timescale_for(baud));
@@ -54,7 +53,7 @@ waves::waves(const std::string& vcd_path, double baud) {
 
 waves::~waves() {
     if (m_done) return;
-    if (m_tf) sc_core::sc_close_vcd_trace_file(m_tf);
+    if (m_vcd_writer) m_vcd_writer->close();
     if (m_lines) m_lines->close();
     for (const char* ext : {".vcd", ".lines.vcd", ".gtkw"})
         std::remove((m_tmp_base + ext).c_str());
@@ -62,8 +61,7 @@ waves::~waves() {
 
 void waves::add(const std::string& flags, const std::string& signal) {
     m_save.push_back(flags);
-    // SystemC's VCD writer puts every traced name under a top scope "SystemC".
-    m_save.push_back(signal[0] == '-' ? signal : "SystemC." + signal);
+    m_save.push_back(signal);
 }
 
 void waves::begin_group(const std::string& name) {
@@ -79,12 +77,12 @@ void waves::end_group() {
 }
 
 void waves::bit(const sc_core::sc_signal_in_if<bool>& s, const std::string& name) {
-    sc_core::sc_trace(m_tf, s, name);
+    m_vcd_writer->add(s, name);
     add(f_bit, name);
 }
 
 void waves::level(const sc_core::sc_signal_in_if<unsigned>& s, const std::string& name, unsigned) {
-    sc_core::sc_trace(m_tf, s, name);
+    m_vcd_writer->add(s, name, 32);
     add(f_analog, name + "[31:0]");
     // Two blank rows give the analog trace some height.
     m_save.push_back(f_stretch);
@@ -94,17 +92,17 @@ void waves::level(const sc_core::sc_signal_in_if<unsigned>& s, const std::string
 }
 
 void waves::number(const sc_core::sc_signal_in_if<int>& s, const std::string& name) {
-    sc_core::sc_trace(m_tf, s, name);
+    m_vcd_writer->add(s, name, 32);
     add(f_dec, name + "[31:0]");
 }
 
 void waves::number(const sc_core::sc_signal_in_if<std::uint64_t>& s, const std::string& name) {
-    sc_core::sc_trace(m_tf, s, name);
+    m_vcd_writer->add(s, name, 64);
     add(f_dec, name + "[63:0]");
 }
 
 void waves::address(const sc_core::sc_signal_in_if<std::uint64_t>& s, const std::string& name) {
-    sc_core::sc_trace(m_tf, s, name);
+    m_vcd_writer->add(s, name, 64);
     add(f_hex, name + "[63:0]");
 }
 
@@ -137,8 +135,7 @@ void waves::lines(sc_core::sc_signal_in_if<bool>& txd, sc_core::sc_signal_in_if<
 }
 
 void waves::finish() {
-    sc_core::sc_close_vcd_trace_file(m_tf);
-    m_tf = nullptr;
+    m_vcd_writer->close();
     m_lines->close();
     {
         std::ofstream g(m_tmp_base + ".gtkw");

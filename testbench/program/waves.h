@@ -1,5 +1,5 @@
 #pragma once
-// Waves of one run: NAME.vcd (sc_trace: FIFO levels, flags, lines, IRQs, tasks, IRQs-off, bus
+// Waves of one run: NAME.vcd (FIFO levels, flags, lines, IRQs, tasks, IRQs-off, bus
 // accesses), NAME.gtkw (a GTKWave save file: the signals grouped, ordered and formatted) and
 // NAME.lines.vcd (the serial lines alone, in the form Debian's sigrok-cli reads). All three are
 // written under temporary names and renamed into place by finish(), so a failed run leaves none.
@@ -12,6 +12,7 @@
 
 #include <uartvp/cpu/core.h>
 #include <uartvp/lines_vcd.h>
+#include <uartvp/vcd_writer.h>
 
 namespace uartvp::program {
 
@@ -50,7 +51,7 @@ private:
     };
     void add(const std::string& flags, const std::string& signal);
     std::string m_vcd, m_gtkw, m_lines_path, m_tmp_base;
-    sc_core::sc_trace_file* m_tf = nullptr;
+    std::unique_ptr<vcd_writer> m_vcd_writer;
     std::unique_ptr<lines_vcd> m_lines;
     std::vector<std::string> m_save;
     bool m_done = false;

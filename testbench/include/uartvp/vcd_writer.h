@@ -1,0 +1,56 @@
+#pragma once
+// A VCD writer for SystemC signals that costs only where a signal changes: one method per signal,
+// woken by its value-changed event, writes the change at its time. (SystemC's own sc_trace VCD file
+// compares every traced value and formats the time through a stream at every time step, which
+// dominates a long run.) Dotted names become scopes; vectors carry their range, as GTKWave names them.
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+namespace uartvp {
+
+class vcd_writer : public sc_core::sc_module {
+public:
+    // `timescale_ps`: 1, 10 or 100 times a power of ten; changes are written at their time rounded to it.
+    vcd_writer(const sc_core::sc_module_name& name, const std::string& path, std::uint64_t timescale_ps = 1);
+    ~vcd_writer() override;
+
+    // Add before the simulation starts. `name` is dotted ("uart0.busy"); its last part must be unique
+    // within its scope.
+    void add(const sc_core::sc_signal_in_if<bool>& s, const std::string& name);
+    template <class T>
+    void add(const sc_core::sc_signal_in_if<T>& s, const std::string& name, unsigned width) {
+        add_var(name, width, &s.value_changed_event(), [&s] { return static_cast<std::uint64_t>(s.read()); });
+    }
+    // Write the initial values without a $dumpvars block (for readers that know only value changes).
+    void plain_initial_values(bool on) { m_plain_init = on; }
+    // Writes a last time stamp and closes the file (also done on destruction).
+    void close();
+    std::uint64_t timescale_ps() const { return m_ts_ps; }
+
+private:
+    struct var {
+        std::string name;
+        unsigned width;
+        std::string id;
+        std::function<std::uint64_t()> read;
+    };
+    void add_var(const std::string& name, unsigned width, const sc_core::sc_event* changed,
+                 std::function<std::uint64_t()> read);
+    void start_of_simulation() override;
+    void write_value(const var& v, std::uint64_t value);
+    void change(const var& v);
+    std::string m_path;
+    std::uint64_t m_ts_ps, m_units_per_ps_den, m_units_per_ps_num;
+    std::ofstream m_out;
+    std::vector<std::unique_ptr<var>> m_vars;
+    std::uint64_t m_last_tick = 0;
+    bool m_plain_init = false;
+};
+
+} // namespace uartvp

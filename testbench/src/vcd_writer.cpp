@@ -1,0 +1,138 @@
+#define SC_INCLUDE_DYNAMIC_PROCESSES // sc_spawn
+#include <uartvp/vcd_writer.h>
+
+#include <map>
+#include <stdexcept>
+
+namespace uartvp {
+
+vcd_writer::vcd_writer(const sc_core::sc_module_name& name, const std::string& path,
+                       std::uint64_t timescale_ps)
+    : sc_module(name)
+    , m_path(path)
+    , m_ts_ps(timescale_ps)
+    , m_out(path) {
+    if (!m_out) throw std::runtime_error("cannot write " + path);
+    // Simulation time is counted in resolution units: units per ps as a fraction (1 ps -> 1/1, 1 fs ->
+    // 1000/1).
+    const std::uint64_t units_per_s = sc_core::sc_time(1, sc_core::SC_SEC).value();
+    m_units_per_ps_num = units_per_s >= 1'000'000'000'000ull ? units_per_s / 1'000'000'000'000ull : 1;
+    m_units_per_ps_den = units_per_s >= 1'000'000'000'000ull ? 1 : 1'000'000'000'000ull / units_per_s;
+}
+
+vcd_writer::~vcd_writer() {
+    close();
+}
+
+void vcd_writer::add(const sc_core::sc_signal_in_if<bool>& s, const std::string& name) {
+    add_var(name, 1, &s.value_changed_event(), [&s] { return static_cast<std::uint64_t>(s.read()); });
+}
+
+void vcd_writer::add_var(const std::string& name, unsigned width, const sc_core::sc_event* changed,
+                         std::function<std::uint64_t()> read) {
+    auto v = std::make_unique<var>();
+    v->name = name;
+    v->width = width;
+    // Identifiers: printable characters from '!' in base 94.
+    for (std::size_t n = m_vars.size();; n /= 94) {
+        v->id += static_cast<char>('!' + n % 94);
+        if (n < 94) break;
+    }
+    v->read = std::move(read);
+    const var* raw = v.get();
+    m_vars.push_back(std::move(v));
+    sc_core::sc_spawn_options opt;
+    opt.spawn_method();
+    opt.set_sensitivity(changed);
+    opt.dont_initialize();
+    sc_core::sc_spawn([this, raw] { change(*raw); }, sc_core::sc_gen_unique_name("watch"), &opt);
+}
+
+void vcd_writer::start_of_simulation() {
+    // Scopes from the dotted names, in the order the variables were added.
+    struct scope {
+        std::vector<std::pair<std::string, scope>> subs;
+        std::vector<const var*> vars;
+        scope& sub(const std::string& n) {
+            for (auto& [name, s] : subs)
+                if (name == n) return s;
+            subs.emplace_back(n, scope());
+            return subs.back().second;
+        }
+    } top;
+    for (const auto& v : m_vars) {
+        scope* s = &top;
+        std::size_t from = 0, dot;
+        while ((dot = v->name.find('.', from)) != std::string::npos) {
+            s = &s->sub(v->name.substr(from, dot - from));
+            from = dot + 1;
+        }
+        s->vars.push_back(v.get());
+    }
+    const char* units[] = {"ps", "ns", "us", "ms", "s"};
+    std::uint64_t ts = m_ts_ps;
+    int u = 0;
+    while (ts >= 1000 && u < 4) {
+        ts /= 1000;
+        ++u;
+    }
+    m_out << "$timescale " << ts << " " << units[u] << " $end\n";
+    std::function<void(const scope&)> emit = [&](const scope& s) {
+        for (const var* v : s.vars) {
+            const std::string leaf =
+                v->name.substr(v->name.rfind('.') == std::string::npos ? 0 : v->name.rfind('.') + 1);
+            m_out << "$var wire " << v->width << " " << v->id << " " << leaf;
+            if (v->width > 1) m_out << " [" << v->width - 1 << ":0]";
+            m_out << " $end\n";
+        }
+        for (const auto& [name, sub] : s.subs) {
+            m_out << "$scope module " << name << " $end\n";
+            emit(sub);
+            m_out << "$upscope $end\n";
+        }
+    };
+    emit(top);
+    m_out << "$enddefinitions $end\n#0\n";
+    if (!m_plain_init) m_out << "$dumpvars\n";
+    for (const auto& v : m_vars)
+        write_value(*v, v->read());
+    if (!m_plain_init) m_out << "$end\n";
+    m_last_tick = 0;
+}
+
+void vcd_writer::write_value(const var& v, std::uint64_t value) {
+    if (v.width == 1) {
+        m_out << (value ? '1' : '0') << v.id << '\n';
+        return;
+    }
+    if (v.width < 64) value &= (std::uint64_t(1) << v.width) - 1; // a negative int as its two's complement
+    char buf[66];
+    int n = 0;
+    do {
+        buf[n++] = static_cast<char>('0' + (value & 1));
+        value >>= 1;
+    } while (value && n < 64);
+    m_out << 'b';
+    while (n)
+        m_out << buf[--n];
+    m_out << ' ' << v.id << '\n';
+}
+
+void vcd_writer::change(const var& v) {
+    const std::uint64_t ps = sc_core::sc_time_stamp().value() * m_units_per_ps_den / m_units_per_ps_num;
+    const std::uint64_t tick = (ps + m_ts_ps / 2) / m_ts_ps;
+    if (tick != m_last_tick) m_out << '#' << tick << '\n';
+    m_last_tick = tick;
+    write_value(v, v.read());
+}
+
+void vcd_writer::close() {
+    if (!m_out.is_open()) return;
+    // A last time stamp, so that a viewer or decoder sees the final values last.
+    const std::uint64_t ps = sc_core::sc_time_stamp().value() * m_units_per_ps_den / m_units_per_ps_num;
+    const std::uint64_t end = (ps + m_ts_ps - 1) / m_ts_ps + 1;
+    if (end > m_last_tick) m_out << '#' << end << '\n';
+    m_out.close();
+}
+
+} // namespace uartvp
