@@ -52,12 +52,10 @@ std::uint32_t lcrh_for(const serial_format& f) {
 run_result run_earlycon(const run_request& rq) {
     const auto wall0 = std::chrono::steady_clock::now();
     const params& p = rq.p;
-    pl011_platform soc("soc", p);
     std::unique_ptr<waves> w;
-    if (!rq.vcd.empty()) {
-        w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud));
-        soc.add_waves(*w);
-    }
+    if (!rq.vcd.empty()) w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud));
+    pl011_platform soc("soc", p, w && rq.vcd_rtl ? w->rtl_trace_path() : "");
+    if (w) soc.add_waves(*w);
     const write_fn write = variant_write(rq.variant);
     std::uint64_t bytes_written = 0;
 
@@ -82,6 +80,7 @@ run_result run_earlycon(const run_request& rq) {
     });
     soc.run();
     soc.sb.finish(sc_time_stamp());
+    soc.uart.close_rtl_trace();
     if (w) w->finish();
 
     const cpu::task_stats& boot = soc.cpu0.tasks().at(1);
@@ -127,6 +126,7 @@ scenario_def earlycon_pl011_scenario() {
     s.default_profile = "hw";
     s.default_payload_bytes = 4096;
     s.run = run_earlycon;
+    s.has_rtl = true;
     return s;
 }
 

@@ -72,6 +72,7 @@ struct run_options {
     std::vector<std::string> sets;
     std::string mode = "fast";
     std::string vcd;
+    bool vcd_rtl = false;
     bool expect_loss = false;
 };
 
@@ -122,6 +123,12 @@ run_request make_request(const run_options& o, bool need_variant) {
         if (const std::string why = waves_path_problem(o.vcd); !why.empty()) throw usage_error(why);
         rq.vcd = o.vcd;
     }
+    if (o.vcd_rtl) {
+        if (o.vcd.empty())
+            throw usage_error("--vcd-rtl goes with --vcd DIR/NAME.vcd (it writes NAME.rtl.vcd)");
+        if (!s->has_rtl) throw usage_error("--vcd-rtl: " + s->name + " has no RTL model");
+        rq.vcd_rtl = true;
+    }
     return rq;
 }
 
@@ -157,7 +164,8 @@ int cmd_run(const run_options& o) {
     print_summary(r);
     if (!rq.vcd.empty()) {
         const std::string stem = rq.vcd.substr(0, rq.vcd.size() - 4);
-        fmt::print("  {:<22} {}, {}.gtkw, {}.lines.vcd\n", "waves", rq.vcd, stem, stem);
+        fmt::print("  {:<22} {}, {}.gtkw, {}.lines.vcd{}\n", "waves", rq.vcd, stem, stem,
+                   rq.vcd_rtl ? ", " + stem + ".rtl.vcd" : std::string());
         fmt::print("  {:<22} gtkwave {} {}.gtkw\n", "open with", rq.vcd, stem);
     }
     json.commit(r.to_json().dump(2) + "\n");
@@ -307,6 +315,9 @@ int main(int argc, char** argv) {
     run->add_option("--vcd", o.vcd,
                     "write waves: DIR/NAME.vcd (FIFO levels, flags, lines, IRQ, tasks, bus), NAME.gtkw "
                     "(GTKWave layout) and NAME.lines.vcd (serial lines for sigrok)");
+    run->add_flag("--vcd-rtl", o.vcd_rtl,
+                  "with --vcd: also NAME.rtl.vcd, the full RTL trace from Verilator (every evaluated edge; "
+                  "every cycle with --mode reference)");
     auto* compare = app.add_subcommand("compare", "run every variant, each in its own process, side by side");
     add_common(compare, false);
 

@@ -18,21 +18,22 @@ cpu::timing_profile make_timing(const params& p) {
     return t;
 }
 
-static pl011_config uart_config(const params& p) {
+static pl011_config uart_config(const params& p, const std::string& rtl_vcd) {
     pl011_config c;
     c.uartclk_hz = p.uartclk_hz;
     c.fifo_depth = p.fifo_depth;
     c.clock_every_cycle = p.reference;
     const char* measure = std::getenv("UARTVP_MEASURE_RTL");
     c.measure_eval_time = measure && std::string(measure) == "1";
+    c.rtl_vcd = rtl_vcd;
     return c;
 }
 
-pl011_platform::pl011_platform(const sc_module_name& name, const params& p)
+pl011_platform::pl011_platform(const sc_module_name& name, const params& p, const std::string& rtl_vcd)
     : sc_module(name)
     , cpu0("cpu0", 0, make_timing(p))
     , bus("bus")
-    , uart("uart0", uart_config(p))
+    , uart("uart0", uart_config(p, rtl_vcd))
     , monitor("console", static_cast<double>(p.baud), p.frame)
     , m_p(p) {
     cpu0.set_collapse_polls(!p.reference);

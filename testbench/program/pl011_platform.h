@@ -23,7 +23,8 @@ public:
     line_monitor monitor;
     scoreboard sb;
 
-    pl011_platform(const sc_core::sc_module_name& name, const params& p);
+    // `rtl_vcd`: where the UART writes a full RTL trace, if anywhere.
+    pl011_platform(const sc_core::sc_module_name& name, const params& p, const std::string& rtl_vcd = "");
 
     // Asserts the UART's reset now (a reboot); a frame on the line at that moment is cut off and lost.
     void reset_uart();

@@ -22,7 +22,8 @@ struct run_request {
     std::vector<std::string> payload; // console writes, one per log line
     std::string payload_source;       // "generated:N" or the file name
     bool expect_loss = false;
-    std::string vcd; // write waves to this DIR/NAME.vcd (and NAME.gtkw, NAME.lines.vcd beside it)
+    std::string vcd;      // write waves to this DIR/NAME.vcd (and NAME.gtkw, NAME.lines.vcd beside it)
+    bool vcd_rtl = false; // and the UART's full RTL trace, NAME.rtl.vcd
 };
 
 struct run_result {
@@ -71,6 +72,7 @@ struct scenario_def {
     std::string default_profile;
     std::size_t default_payload_bytes;
     std::function<run_result(const run_request&)> run;
+    bool has_rtl = false; // its UART is verilated RTL (--vcd-rtl)
 };
 
 // The figures every console scenario reports: from the request, the scoreboard and line monitor, the

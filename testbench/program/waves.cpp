@@ -44,6 +44,7 @@ waves::waves(const std::string& vcd_path, double baud) {
     m_vcd = vcd_path;
     m_gtkw = dir + "/" + stem + ".gtkw";
     m_lines_path = dir + "/" + stem + ".lines.vcd";
+    m_rtl_path = dir + "/" + stem + ".rtl.vcd";
     m_tmp_base = dir + "/." + stem + ".tmp" + std::to_string(getpid());
     m_vcd_writer = std::make_unique<vcd_writer>("waves_vcd", m_tmp_base + ".vcd");
     m_baud = baud;
@@ -134,6 +135,11 @@ void waves::lines(sc_core::sc_signal_in_if<bool>& txd, sc_core::sc_signal_in_if<
     end_group();
 }
 
+std::string waves::rtl_trace_path() {
+    m_rtl = true;
+    return m_tmp_base + ".rtl.vcd";
+}
+
 void waves::finish() {
     m_vcd_writer->close();
     m_lines->close();
@@ -158,7 +164,8 @@ void waves::finish() {
     // The save file names the VCD relative to itself: GTKWave finds it beside the .gtkw.
     if (std::rename((m_tmp_base + ".vcd").c_str(), m_vcd.c_str()) != 0 ||
         std::rename((m_tmp_base + ".lines.vcd").c_str(), m_lines_path.c_str()) != 0 ||
-        std::rename((m_tmp_base + ".gtkw").c_str(), m_gtkw.c_str()) != 0)
+        std::rename((m_tmp_base + ".gtkw").c_str(), m_gtkw.c_str()) != 0 ||
+        (m_rtl && std::rename((m_tmp_base + ".rtl.vcd").c_str(), m_rtl_path.c_str()) != 0))
         throw std::runtime_error("cannot write " + m_vcd);
     m_done = true;
 }

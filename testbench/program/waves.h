@@ -39,18 +39,23 @@ public:
     void cpu_and_bus(cpu::core& cpu);
     void lines(sc_core::sc_signal_in_if<bool>& txd, sc_core::sc_signal_in_if<bool>& rxd);
 
+    // A path for the full RTL trace (NAME.rtl.vcd, written by the model itself), renamed with the rest.
+    std::string rtl_trace_path();
+
     // Closes the files, writes the save file and renames all into place.
     void finish();
     const std::string& vcd_path() const { return m_vcd; }
     const std::string& gtkw_path() const { return m_gtkw; }
     const std::string& lines_path() const { return m_lines_path; }
+    const std::string& rtl_path() const { return m_rtl_path; }
 
 private:
     struct entry {
         std::string text; // a save-file line: "@flags" or a signal
     };
     void add(const std::string& flags, const std::string& signal);
-    std::string m_vcd, m_gtkw, m_lines_path, m_tmp_base;
+    std::string m_vcd, m_gtkw, m_lines_path, m_tmp_base, m_rtl_path;
+    bool m_rtl = false;
     std::unique_ptr<vcd_writer> m_vcd_writer;
     std::unique_ptr<lines_vcd> m_lines;
     std::vector<std::string> m_save;

@@ -248,3 +248,30 @@ TEST(Waves, SigrokDecodesThe16550ConsoleAndTheSaveFileMatchesItsVcd) {
     while (std::getline(g, line))
         if (is_signal_line(line)) EXPECT_TRUE(v.names.count(line)) << line;
 }
+
+// The full RTL trace beside the waves: Verilator's VCD of the verilated PL011, whose TXD changes fall
+// exactly where the waves' TXD changes (the wrapper evaluates the RTL wherever an output changes).
+TEST(Waves, RtlTraceHasTheSameTxdEdgesAsTheWaves) {
+    const std::string d = tmpdir();
+    const result r =
+        run_uartvp("run earlycon-pl011 --variant v1 --payload-bytes 200 --vcd " + d + "/r.vcd --vcd-rtl");
+    ASSERT_EQ(r.code, 0) << r.err;
+    ASSERT_TRUE(exists(d + "/r.rtl.vcd"));
+    const vcd rtl = parse_vcd(d + "/r.rtl.vcd"), waves = parse_vcd(d + "/r.vcd");
+    // Verilator names the top's ports in two scopes with one identifier; the parser keeps the inner name.
+    const std::string txd = rtl.changes.count("pl011.txd") ? "pl011.txd" : "pl011.pl011.txd";
+    ASSERT_TRUE(rtl.changes.count(txd)) << "the RTL's own TXD";
+    auto edges = [](std::vector<std::pair<std::uint64_t, std::uint64_t>> c) {
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> e;
+        std::uint64_t last = 1;
+        for (const auto& [t, v] : c)
+            if (v != last && t > 0) e.emplace_back(t, last = v);
+        return e;
+    };
+    const auto a = edges(rtl.changes.at(txd)), b = edges(waves.changes.at("lines.txd"));
+    EXPECT_GT(b.size(), 500u);
+    EXPECT_EQ(a, b);
+    EXPECT_EQ(run_command("vcd2fst " + d + "/r.rtl.vcd " + d + "/r.fst").code, 0);
+    expect_usage_error("run console-8250 --vcd " + d + "/c.vcd --vcd-rtl", "no RTL");
+    expect_usage_error("run earlycon-pl011 --vcd-rtl", "--vcd");
+}

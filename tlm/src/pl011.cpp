@@ -17,6 +17,7 @@ struct pl011::impl {
     impl(const pl011_config& cfg)
         : core(cfg.fifo_depth, cfg.clock_every_cycle) {
         core.measure_eval_time(cfg.measure_eval_time);
+        if (!cfg.rtl_vcd.empty()) core.trace_rtl(cfg.rtl_vcd, cfg.uartclk_hz);
     }
     detail::pl011_core core;
     sc_event_or_list wake_on;
@@ -82,6 +83,9 @@ std::uint64_t pl011::edges_evaluated() const {
 }
 double pl011::rtl_eval_seconds() const {
     return m_impl->core.eval_seconds();
+}
+void pl011::close_rtl_trace() {
+    m_impl->core.close_rtl_trace();
 }
 
 void pl011::start_of_simulation() {

@@ -8,6 +8,7 @@
 #include "Vpl011_d16.h"
 #include "Vpl011_d32.h"
 #include "verilated.h"
+#include "verilated_vcd_c.h"
 
 namespace uartvp::detail {
 
@@ -21,7 +22,24 @@ public:
         m_model->clk = 1;
         m_model->eval();
     }
-    ~verilated_pl011() override { m_model->final(); }
+    ~verilated_pl011() override {
+        close_trace();
+        m_model->final();
+    }
+    void open_trace(const std::string& path) override {
+        m_ctx->traceEverOn(true);
+        m_trace = std::make_unique<VerilatedVcdC>();
+        m_model->trace(m_trace.get(), 99);
+        m_trace->open(path.c_str());
+        if (!m_trace->isOpen()) throw std::runtime_error("cannot write " + path);
+    }
+    void dump(std::uint64_t time_ps) override {
+        if (m_trace) m_trace->dump(time_ps);
+    }
+    void close_trace() override {
+        if (m_trace) m_trace->close();
+        m_trace.reset();
+    }
 
     // A settle evaluates with the clock low, which is also what the next rising edge needs to see
     // first: an access (settle, then edge) costs two evaluations, not three. No logic uses the falling
@@ -100,6 +118,7 @@ private:
     }
     std::unique_ptr<VerilatedContext> m_ctx;
     std::unique_ptr<model> m_model;
+    std::unique_ptr<VerilatedVcdC> m_trace;
 };
 
 } // namespace
@@ -128,6 +147,19 @@ pl011_core::pl011_core(unsigned fifo_depth, bool clock_every_cycle)
     : m_rtl(pl011_rtl::create(fifo_depth))
     , m_every_cycle(clock_every_cycle) {}
 
+void pl011_core::trace_rtl(const std::string& path, std::uint64_t clock_hz) {
+    m_rtl->open_trace(path);
+    m_trace_hz = clock_hz;
+    dump();
+}
+
+void pl011_core::dump() {
+    if (!m_trace_hz) return;
+    const unsigned __int128 ps =
+        static_cast<unsigned __int128>(m_cycle) * 1'000'000'000'000ull + m_trace_hz / 2;
+    m_rtl->dump(static_cast<std::uint64_t>(ps / m_trace_hz));
+}
+
 // One evaluated edge standing for `counts_as` cycles of the divider counting down (no enable among them).
 void pl011_core::edge(std::uint64_t counts_as) {
     if (counts_as > 1) m_rtl->in.fast_fwd = static_cast<std::uint32_t>(counts_as);
@@ -136,6 +168,7 @@ void pl011_core::edge(std::uint64_t counts_as) {
     m_cycle += counts_as;
     ++m_edges;
     m_reset_done = !m_rtl->in.rst_n;
+    dump();
 }
 
 // One evaluated edge that is the `ticks`-th Baud16 enable from now, `counts_as` cycles ahead.
@@ -146,6 +179,7 @@ void pl011_core::jump(std::uint64_t counts_as, unsigned ticks) {
     m_cycle += counts_as;
     ++m_edges;
     m_reset_done = !m_rtl->in.rst_n;
+    dump();
 }
 
 void pl011_core::catch_up(std::uint64_t target) {

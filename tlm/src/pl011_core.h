@@ -4,6 +4,7 @@
 // equivalence tests drive it side by side with plain cycle-by-cycle clocking of the same RTL.
 #include <cstdint>
 #include <memory>
+#include <string>
 
 namespace uartvp::detail {
 
@@ -54,6 +55,10 @@ public:
     virtual void edge() = 0;
     // Hold reset over one edge; the state afterwards is "cycle 0".
     void reset();
+    // A full trace of the RTL into a VCD (Verilator's own writer); dump() records the state at a time.
+    virtual void open_trace(const std::string& path) = 0;
+    virtual void dump(std::uint64_t time_ps) = 0;
+    virtual void close_trace() = 0;
     // Wall-clock seconds spent evaluating the RTL, when measure_eval_time is on (for the benchmark).
     bool measure_eval_time = false;
     double eval_seconds = 0;
@@ -70,6 +75,13 @@ enum class bus_result { ok, address_error, command_error };
 class pl011_core {
 public:
     pl011_core(unsigned fifo_depth, bool clock_every_cycle);
+    // Trace every evaluated edge of the RTL into `path`, at the time of its cycle for `clock_hz`. In
+    // fast mode only the evaluated edges appear: skipped cycles hold their values, counters jump.
+    void trace_rtl(const std::string& path, std::uint64_t clock_hz);
+    void close_rtl_trace() {
+        if (m_trace_hz) m_rtl->close_trace();
+        m_trace_hz = 0;
+    }
 
     std::uint64_t cycle() const { return m_cycle; }
     const pl011_outputs& out() const { return m_rtl->out(); }
@@ -105,7 +117,9 @@ private:
     bool m_every_cycle;
     std::uint64_t m_cycle = 0;
     std::uint64_t m_edges = 0;
-    bool m_reset_done = false; // an edge has been taken with reset asserted; more change nothing
+    bool m_reset_done = false;
+    std::uint64_t m_trace_hz = 0; // tracing the RTL when not 0
+    void dump();                  // an edge has been taken with reset asserted; more change nothing
 };
 
 } // namespace uartvp::detail

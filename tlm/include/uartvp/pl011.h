@@ -4,6 +4,7 @@
 // every bus access and at every change of its outputs, and sleeps while the UART is idle.
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
@@ -27,6 +28,10 @@ struct pl011_config {
     bool clock_every_cycle = false;
     // Measure the wall-clock time spent evaluating the RTL (benchmarks; costs a little).
     bool measure_eval_time = false;
+    // Write a full trace of the RTL to this VCD (Verilator's writer): every evaluated edge at its time.
+    // In fast mode skipped cycles do not appear (values hold, counters jump); with clock_every_cycle
+    // every cycle does. Closed by close_rtl_trace() or at destruction.
+    std::string rtl_vcd;
 };
 
 class pl011 : public sc_core::sc_module {
@@ -63,6 +68,7 @@ public:
     std::uint64_t cycle() const;
     std::uint64_t edges_evaluated() const;
     double rtl_eval_seconds() const; // with pl011_config::measure_eval_time
+    void close_rtl_trace();
 
     // Adds the observation signals and lines to a VCD/WIF trace file, prefixed with this module's name.
     void trace(sc_core::sc_trace_file* tf) const;
