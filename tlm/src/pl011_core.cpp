@@ -121,6 +121,25 @@ private:
     std::unique_ptr<VerilatedVcdC> m_trace;
 };
 
+// The lengths of the Baud16 periods after the next enable, as the RTL's divider makes them: IBRD
+// cycles, one more whenever the 6-bit fractional accumulator carries.
+class baud16_periods {
+public:
+    explicit baud16_periods(const pl011_outputs& o)
+        : m_ibrd(o.baud_div >> 6)
+        , m_fbrd(o.baud_div & 0x3F)
+        , m_acc(o.b16_acc) {}
+    std::uint64_t next() {
+        m_acc += m_fbrd;
+        const std::uint64_t period = m_ibrd + (m_acc >> 6);
+        m_acc &= 0x3F;
+        return period;
+    }
+
+private:
+    std::uint32_t m_ibrd, m_fbrd, m_acc;
+};
+
 } // namespace
 
 std::unique_ptr<pl011_rtl> pl011_rtl::create(unsigned fifo_depth) {
@@ -198,14 +217,12 @@ void pl011_core::catch_up(std::uint64_t target) {
         } else if (o.b16_wait > 0) {
             // Jump to a Baud16 enable: the next one, or, when the enables up to the end of the bit only
             // count into it, the last of those that fits before `target` (at most the bit's end).
-            const std::uint32_t ibrd = o.baud_div >> 6, fbrd = o.baud_div & 0x3F;
             const unsigned most = std::max<unsigned>(1, o.ev_ticks);
             std::uint64_t cycles = o.b16_wait;
-            unsigned acc = o.b16_acc, k = 1;
+            baud16_periods periods(o);
+            unsigned k = 1;
             while (k < most) {
-                acc += fbrd;
-                const std::uint64_t period = ibrd + (acc >> 6);
-                acc &= 0x3F;
+                const std::uint64_t period = periods.next();
                 if (cycles + period > left) break;
                 cycles += period;
                 ++k;
@@ -225,14 +242,10 @@ std::uint64_t pl011_core::next_change(unsigned ticks) const {
     if (o.b16_wait == 0) return m_cycle + 1; // idle, the divider returns to rest on the next edge
     // The `ticks`-th Baud16 enable from now: the divider's current count, then whole periods of
     // IBRD cycles, one more whenever the fractional accumulator carries (as the RTL computes them).
-    const std::uint32_t ibrd = o.baud_div >> 6, fbrd = o.baud_div & 0x3F;
     std::uint64_t at = m_cycle + o.b16_wait;
-    unsigned acc = o.b16_acc;
-    for (unsigned k = 1; k < ticks; ++k) {
-        acc += fbrd;
-        at += ibrd + (acc >> 6);
-        acc &= 0x3F;
-    }
+    baud16_periods periods(o);
+    for (unsigned k = 1; k < ticks; ++k)
+        at += periods.next();
     return at;
 }
 
