@@ -1,5 +1,7 @@
 #include "scenario.h"
 
+#include <stdexcept>
+
 namespace uartvp::program {
 
 scenario_def earlycon_pl011_scenario();

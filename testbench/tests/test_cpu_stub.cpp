@@ -280,3 +280,17 @@ TEST(CpuStub, PollWithUdelayTimesOutAfterMaxReadsWithoutTheLastDelay) {
     EXPECT_EQ(fast.r.value, 0u);
     EXPECT_EQ(fast.end, sc_time(9 * 1100 + 100, SC_NS)) << "10 reads, 9 delays between them";
 }
+
+// A loop on a value that will never change (promised until the end of time, nothing to break it): the
+// simulation runs out of events instead of spinning forever, and the task is seen unfinished (the
+// uartvp program reports that as an error).
+TEST(CpuStub, PollingForAChangeThatCannotComeEndsTheSimulationWithTheTaskUnfinished) {
+    UARTVP_SIM_TEST();
+    cpu::core core("cpu0", 0, profile());
+    flipping_target dev("dev", sc_core::sc_max_time());
+    core.bus.bind(dev.socket);
+    core.add_task("t", [] { spin_while(readl, 0x10, [](std::uint32_t v) { return v == 0; }); });
+    sc_core::sc_start();
+    EXPECT_FALSE(core.idle());
+    EXPECT_LT(dev.transactions, 3u);
+}
