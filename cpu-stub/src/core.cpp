@@ -32,6 +32,9 @@ core::core(const sc_module_name& name, unsigned id, const timing_profile& timing
     SC_METHOD(strobe);
     sensitive << m_strobe;
     dont_initialize();
+    SC_METHOD(poll_span);
+    sensitive << m_poll_ev;
+    dont_initialize();
 }
 
 void core::trace(sc_trace_file* tf, const std::string& prefix) {
@@ -43,6 +46,16 @@ void core::trace(sc_trace_file* tf, const std::string& prefix) {
     sc_core::sc_trace(tf, mmio_write, prefix + "mmio_write");
     sc_core::sc_trace(tf, polling, prefix + "polling");
     sc_core::sc_trace(tf, poll_reads, prefix + "poll_reads");
+}
+
+// The waves' polling span: rises at the first read a collapsed loop counted, falls with the count.
+void core::poll_span() {
+    if (m_poll_rise) {
+        polling.write(true);
+    } else {
+        poll_reads.write(m_poll_count);
+        polling.write(false);
+    }
 }
 
 // Shows a pending access (address, strobe until its end) or, at that end, drops the strobe.
@@ -176,37 +189,50 @@ core::poll_result core::poll(std::uint64_t addr, unsigned size,
             m_time += delay;
         // The literal loop reads again at m_time, m_time + per, ...; every read issued before
         // `until` returns v, so keeps it looping. Count them, after waiting in SystemC time for the
-        // last of them (or for the promise to break: then only those issued until then count).
-        if (!promise.valid || target_bound || m_time >= promise.until || per == SC_ZERO_TIME) continue;
+        // last of them (or for the promise to break: then only those issued until then count). Only
+        // when every such read ends by its own cost, not later by the target's latency.
+        if (!promise.valid || target_bound || m_time >= promise.until || per == SC_ZERO_TIME ||
+            read_part < promise.latency)
+            continue;
         const std::uint64_t p = per.value(), start = m_time.value();
         const std::uint64_t left = max_reads ? max_reads - reads : ~std::uint64_t(0);
         std::uint64_t n = promise.until == sc_max_time() ? left : (promise.until.value() - start + p - 1) / p;
         n = std::min(n, left);
+        // In the waves, the span rises at the first counted read (a method writes it: no sync here,
+        // which could miss the promise breaking before the core's time).
         if (m_traced) {
-            sync();
-            polling.write(true);
+            m_poll_rise = true;
+            m_poll_ev.notify(m_time - sc_time_stamp());
         }
+        // Reads issued up to the moment the promise broke (if it did) still return v.
+        auto counted_until_now = [&]() {
+            const std::uint64_t t = sc_time_stamp().value();
+            return t >= start ? (t - start) / p + 1 : 0;
+        };
         if (n == ~std::uint64_t(0)) {
             wait(*promise.broken); // no limit and no change by itself: only a write or input ends it
-            n = (sc_time_stamp().value() - start) / p + 1;
+            n = counted_until_now();
         } else {
             const sc_time last = sc_time::from_value(start + (n - 1) * p);
             if (last > sc_time_stamp()) wait(last - sc_time_stamp(), *promise.broken);
-            if (sc_time_stamp() < last) {
-                const std::uint64_t t = sc_time_stamp().value();
-                n = t >= start ? (t - start) / p + 1 : 0;
-            }
+            if (sc_time_stamp() < last) n = std::min(n, counted_until_now());
         }
         g_current = this;
         m_task->mmio_reads += n;
         reads += n;
         const bool out = max_reads && reads == max_reads;
         // Each counted read was followed by the wait between reads, but for the last one of a timeout.
-        m_time = sc_time::from_value(start + n * p) - (out ? per - read_part : SC_ZERO_TIME);
+        if (n > 0) m_time = sc_time::from_value(start + n * p) - (out ? per - read_part : SC_ZERO_TIME);
         if (relaxing) m_task->relax += out ? n - 1 : n;
         if (m_traced) {
-            poll_reads.write(n);
-            polling.write(false);
+            if (n == 0) {
+                m_poll_ev.cancel(); // broken before the first counted read: no span
+                m_poll_rise = false;
+            } else {
+                m_poll_rise = false;
+                m_poll_count = n;
+                m_poll_ev.notify(SC_ZERO_TIME);
+            }
         }
         if (out) return {v, reads, true};
     }

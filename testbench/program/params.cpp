@@ -119,6 +119,7 @@ std::uint64_t uart16550_divisor(std::uint64_t clock, std::uint64_t baud) {
 std::optional<std::string> params::check() const {
     if (uart_model == "16550") {
         if (cpu_hz > 100'000'000'000ull) return "cpu_hz above 100 GHz is not a CPU";
+        if (cpu_hz < 1'000'000) return "cpu_hz below 1 MHz is not a CPU that prints a boot log";
         const std::uint64_t div = uart16550_divisor(uartclk_hz, baud);
         const double actual = div ? static_cast<double>(uartclk_hz) / (16.0 * div) : 0;
         if (div == 0 || div > 0xFFFF || std::abs(actual - baud) > 0.02 * baud)
@@ -141,6 +142,7 @@ std::optional<std::string> params::check() const {
         return "baud " + std::to_string(baud) + " is impossible with uartclk_hz " +
                std::to_string(uartclk_hz) + ": the divisor UARTCLK/(16*baud) must be from 1 to 65535";
     if (cpu_hz > 100'000'000'000ull) return "cpu_hz above 100 GHz is not a CPU";
+    if (cpu_hz < 1'000'000) return "cpu_hz below 1 MHz is not a CPU that prints a boot log";
     return std::nullopt;
 }
 

@@ -22,6 +22,13 @@ run_result console_result(const run_request& rq, const scoreboard& sb, const lin
                           const cpu::core& cpu, const cpu::task_stats& boot,
                           const sc_core::sc_time& line_idle_at, std::uint64_t bytes_written,
                           unsigned tx_fifo_max) {
+    // The simulation ran out of events with the task still polling: its loop waits for a change that
+    // nothing will bring (literal execution would spin forever). Or simulated time ran out of range.
+    if (!cpu.idle())
+        throw std::runtime_error(
+            "the boot task never returned: a polling loop waits for a change that cannot come");
+    if (sc_core::sc_time_stamp() >= sc_core::sc_max_time() / 2)
+        throw std::runtime_error("simulated time ran out of range: the timing parameters are too slow");
     run_result r;
     r.scenario = rq.scenario;
     r.variant = rq.variant;
@@ -85,9 +92,9 @@ nlohmann::json run_result::to_json() const {
                         {"transactions", transactions},
                         {"rtl_eval_s", rtl_eval_s},
                         {"expect_loss", expect_loss},
-                        {"outcome", clean()       ? "clean"
-                                    : expect_loss ? "expected-loss"
-                                                  : "difference"},
+                        {"outcome", clean()         ? "clean"
+                                    : as_expected() ? "expected-loss"
+                                                    : "difference"},
                         {"throughput_kbps", throughput_kbps()}};
     if (seed_kbps >= 0) j["seed_kbps"] = seed_kbps;
     if (!line_text_head.empty()) j["line_text_head"] = line_text_head;

@@ -53,6 +53,11 @@ struct run_result {
     std::string line_text_head; // the first decoded characters, when the scenario keeps them
     bool expect_loss = false;
     bool clean() const { return lost_bytes + corrupted_bytes + duplicated_bytes + extra_bytes == 0; }
+    // What the run's expectation allows: --expect-loss covers lost bytes, never corrupted, duplicated
+    // or extra ones.
+    bool as_expected() const {
+        return clean() || (expect_loss && corrupted_bytes + duplicated_bytes + extra_bytes == 0);
+    }
     nlohmann::json to_json() const;
 };
 

@@ -294,3 +294,68 @@ TEST(CpuStub, PollingForAChangeThatCannotComeEndsTheSimulationWithTheTaskUnfinis
     EXPECT_FALSE(core.idle());
     EXPECT_LT(dev.transactions, 3u);
 }
+
+namespace {
+// A register that reads 0, promised for ever, until another process sets it to 1 at `at` and
+// breaks the promise.
+struct breaking_target : sc_core::sc_module {
+    tlm_utils::simple_target_socket<breaking_target, 32> socket{"socket"};
+    sc_time at;
+    std::uint32_t value = 0;
+    sc_core::sc_event broken;
+    SC_HAS_PROCESS(breaking_target);
+    breaking_target(sc_core::sc_module_name n, sc_time t)
+        : sc_module(n)
+        , at(t) {
+        socket.register_b_transport(this, &breaking_target::b_transport);
+        SC_THREAD(change);
+    }
+    void change() {
+        wait(at);
+        value = 1;
+        broken.notify();
+    }
+    void b_transport(tlm::tlm_generic_payload& tx, sc_time& d) {
+        wait(d);
+        d = sc_core::SC_ZERO_TIME;
+        std::memcpy(tx.get_data_ptr(), &value, tx.get_data_length());
+        uartvp::read_promise* p = nullptr;
+        tx.get_extension(p);
+        if (p && value == 0) {
+            p->valid = true;
+            p->until = sc_core::sc_max_time();
+            p->broken = &broken;
+        }
+        tx.set_response_status(tlm::TLM_OK_RESPONSE);
+    }
+};
+
+void check_promise_broken_behind_the_core(bool traced) {
+    // The first read is at 1000 ns; the core then runs ahead to its next read at 1105 ns (100 ns read,
+    // 5 ns relax) while the value changes at 1050 ns: the literal loop reads twice, relaxes once and
+    // ends at 1205 ns.
+    cpu::core core("cpu0", 0, profile());
+    breaking_target dev("dev", sc_time(1050, SC_NS));
+    core.bus.bind(dev.socket);
+    if (traced) core.observe_bus();
+    core.add_task("t", [] {
+        ndelay(1000);
+        spin_while(readl, 0x10, [](std::uint32_t v) { return v == 0; });
+    });
+    sc_core::sc_start();
+    ASSERT_TRUE(core.idle()) << "the task must finish";
+    const auto& t = core.tasks()[0];
+    EXPECT_EQ(t.mmio_reads, 2u);
+    EXPECT_EQ(t.relax, 1u);
+    EXPECT_EQ(t.end, sc_time(1205, SC_NS));
+}
+} // namespace
+
+TEST(CpuStub, PromiseBrokenBeforeTheCoresOwnTimeCountsNoRead) {
+    UARTVP_SIM_TEST();
+    check_promise_broken_behind_the_core(false);
+}
+TEST(CpuStub, PromiseBrokenBeforeTheCoresOwnTimeCountsNoReadWhenTraced) {
+    UARTVP_SIM_TEST();
+    check_promise_broken_behind_the_core(true);
+}

@@ -74,3 +74,11 @@ INSTANTIATE_TEST_SUITE_P(AllVariantsAndProfiles, ConsoleModes,
                                  if (c == '-') c = '_';
                              return n;
                          });
+
+// Reads cheaper than one UARTCLK period end at the UART's edge, not by their cost: fast mode must not
+// count them in advance.
+TEST(EarlyconModes, FastGivesTheSameResultsAsReference_ReadsFasterThanTheUartClock) {
+    check_modes("earlycon-pl011", "v0", "hw", "--payload-bytes 300 --set mmio_read_ns=30");
+    check_modes("earlycon-pl011", "v2", "hw",
+                "--payload-bytes 300 --set mmio_read_ns=40 --set mmio_write_ns=10");
+}

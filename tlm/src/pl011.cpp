@@ -214,6 +214,9 @@ void pl011::b_transport(tlm::tlm_generic_payload& tx, sc_time& delay) {
                              ? sc_max_time()
                              : m_clock.time_of(stable_until);
         promise->broken = &m_impl->promise_broken;
+        // A read completes at the first UARTCLK edge after its issue: at most one period (plus the
+        // rounding of edge times) later.
+        promise->latency = sc_time::from_value(m_clock.time_of(1).value() + 1);
     }
     tx.set_response_status(tlm::TLM_OK_RESPONSE);
     // The access completes at its edge; its effects on the outputs appear then.

@@ -16,6 +16,9 @@ struct read_promise : tlm::tlm_extension<read_promise> {
     bool valid = false;
     sc_core::sc_time until; // absolute simulation time
     const sc_core::sc_event* broken = nullptr;
+    // The longest time the target itself may take to complete a read from its issue (for the PL011,
+    // up to the next UARTCLK edge). An initiator whose reads cost less cannot count them in advance.
+    sc_core::sc_time latency;
 
     tlm::tlm_extension_base* clone() const override { return new read_promise(*this); }
     void copy_from(const tlm::tlm_extension_base& other) override {
@@ -25,6 +28,7 @@ struct read_promise : tlm::tlm_extension<read_promise> {
         valid = false;
         until = sc_core::SC_ZERO_TIME;
         broken = nullptr;
+        latency = sc_core::SC_ZERO_TIME;
     }
 };
 

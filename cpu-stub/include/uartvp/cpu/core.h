@@ -108,6 +108,7 @@ public:
 private:
     void run();
     void strobe();
+    void poll_span();
     void show_access(std::uint64_t addr, bool write, const sc_core::sc_time& cost);
     // Returns true if the target's own delay, not the profile's cost, decided when the access ended.
     bool transport(tlm::tlm_generic_payload& tx);
@@ -133,6 +134,9 @@ private:
         sc_core::sc_time end;
     } m_pending;
     sc_core::sc_event m_strobe;
+    bool m_poll_rise = false;
+    std::uint64_t m_poll_count = 0;
+    sc_core::sc_event m_poll_ev;
     bool m_done = false;
 };
 
