@@ -76,6 +76,36 @@ struct run_options {
     bool expect_loss = false;
 };
 
+// A path as the file it names: the real directory, then the name (the file need not exist yet).
+std::string same_file_key(const std::string& p) {
+    const auto slash = p.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : p.substr(0, slash);
+    char* real = realpath(dir.c_str(), nullptr);
+    const std::string key = std::string(real ? real : dir.c_str()) + "/" + p.substr(slash + 1);
+    std::free(real);
+    return key;
+}
+
+// Outputs must be files of their own: not a directory, not the payload, not each other.
+void check_outputs(const run_options& o) {
+    std::vector<std::pair<std::string, std::string>> files; // (what, path)
+    if (!o.payload_file.empty()) files.emplace_back("--payload", o.payload_file);
+    if (!o.json.empty()) {
+        struct stat st {};
+        if (stat(o.json.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+            throw usage_error("cannot write " + o.json + ": not a file");
+        files.emplace_back("--json", o.json);
+    }
+    if (!o.vcd.empty())
+        for (const std::string& f : waves_outputs(o.vcd))
+            files.emplace_back("--vcd", f);
+    for (std::size_t i = 0; i < files.size(); ++i)
+        for (std::size_t k = i + 1; k < files.size(); ++k)
+            if (same_file_key(files[i].second) == same_file_key(files[k].second))
+                throw usage_error(files[i].first + " and " + files[k].first + " name the same file " +
+                                  files[k].second);
+}
+
 run_request make_request(const run_options& o, bool need_variant) {
     const scenario_def* s = find_scenario(o.scenario);
     if (!s) throw usage_error("unknown scenario '" + o.scenario + "' (see 'uartvp list')");
@@ -129,6 +159,7 @@ run_request make_request(const run_options& o, bool need_variant) {
         if (!s->has_rtl) throw usage_error("--vcd-rtl: " + s->name + " has no RTL model");
         rq.vcd_rtl = true;
     }
+    check_outputs(o);
     return rq;
 }
 

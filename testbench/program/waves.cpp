@@ -1,5 +1,6 @@
 #include "waves.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -35,7 +36,17 @@ std::string waves_path_problem(const std::string& p) {
         return "--vcd " + p + ": expected a file name ending in .vcd";
     if (stem_of(p).empty()) return "--vcd " + p + ": expected a file name before .vcd";
     if (access(dir_of(p).c_str(), W_OK) != 0) return "--vcd " + p + ": cannot write in " + dir_of(p);
+    for (const std::string& f : waves_outputs(p)) {
+        struct stat st {};
+        if (stat(f.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+            return "--vcd " + p + ": " + f + " is not a file";
+    }
     return "";
+}
+
+std::vector<std::string> waves_outputs(const std::string& p) {
+    const std::string base = dir_of(p) + "/" + stem_of(p);
+    return {p, base + ".gtkw", base + ".lines.vcd", base + ".rtl.vcd"};
 }
 
 waves::waves(const std::string& vcd_path, double baud) {
@@ -56,7 +67,7 @@ waves::~waves() {
     if (m_done) return;
     if (m_vcd_writer) m_vcd_writer->close();
     if (m_lines) m_lines->close();
-    for (const char* ext : {".vcd", ".lines.vcd", ".gtkw"})
+    for (const char* ext : {".vcd", ".lines.vcd", ".gtkw", ".rtl.vcd"})
         std::remove((m_tmp_base + ext).c_str());
 }
 
@@ -141,8 +152,7 @@ std::string waves::rtl_trace_path() {
 }
 
 void waves::finish() {
-    m_vcd_writer->close();
-    m_lines->close();
+    if (!m_vcd_writer->close() || !m_lines->close()) throw std::runtime_error("cannot write " + m_vcd);
     {
         std::ofstream g(m_tmp_base + ".gtkw");
         const std::string vcd_name =
@@ -159,6 +169,7 @@ void waves::finish() {
         for (const std::string& l : m_save)
             g << l << "\n";
         g << "[pattern_trace] 1\n[pattern_trace] 0\n";
+        g.close();
         if (!g) throw std::runtime_error("cannot write " + m_gtkw);
     }
     // The save file names the VCD relative to itself: GTKWave finds it beside the .gtkw.

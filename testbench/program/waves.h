@@ -65,5 +65,7 @@ private:
 
 // Checks that DIR/NAME.vcd can be written; a one-line reason if not.
 std::string waves_path_problem(const std::string& vcd_path);
+// The files a run with --vcd DIR/NAME.vcd may write: NAME.vcd, .gtkw, .lines.vcd, .rtl.vcd.
+std::vector<std::string> waves_outputs(const std::string& vcd_path);
 
 } // namespace uartvp::program

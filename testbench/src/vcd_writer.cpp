@@ -12,6 +12,11 @@ vcd_writer::vcd_writer(const sc_core::sc_module_name& name, const std::string& p
     , m_path(path)
     , m_ts_ps(timescale_ps)
     , m_out(path) {
+    std::uint64_t t = timescale_ps;
+    while (t >= 1000 && t % 1000 == 0)
+        t /= 1000;
+    if (t != 1 && t != 10 && t != 100)
+        throw std::invalid_argument("vcd_writer: a timescale is 1, 10 or 100 ps, ns, us, ms or s");
     if (!m_out) throw std::runtime_error("cannot write " + path);
     // Simulation time is counted in resolution units: units per ps as a fraction (1 ps -> 1/1, 1 fs ->
     // 1000/1).
@@ -126,13 +131,15 @@ void vcd_writer::change(const var& v) {
     write_value(v, v.read());
 }
 
-void vcd_writer::close() {
-    if (!m_out.is_open()) return;
+bool vcd_writer::close() {
+    if (!m_out.is_open()) return m_ok;
     // A last time stamp, so that a viewer or decoder sees the final values last.
     const std::uint64_t ps = sc_core::sc_time_stamp().value() * m_units_per_ps_den / m_units_per_ps_num;
     const std::uint64_t end = (ps + m_ts_ps - 1) / m_ts_ps + 1;
     if (end > m_last_tick) m_out << '#' << end << '\n';
     m_out.close();
+    m_ok = !m_out.fail();
+    return m_ok;
 }
 
 } // namespace uartvp

@@ -1,5 +1,7 @@
 // The uartvp program as a user runs it: its answers to bad input (one line, exit code 2, no output file
 // left), its JSON, and the earlycon-pl011 scenario's outcomes (seed 000).
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include "program_runner.h"
@@ -122,4 +124,24 @@ TEST(Program, CompareRunsEveryVariantWithRatiosToTheFirst) {
         EXPECT_NE(r.out.find(v), std::string::npos) << v;
     EXPECT_NE(r.out.find("1.000"), std::string::npos) << "the baseline's ratio";
     EXPECT_TRUE(r.err.empty()) << r.err;
+}
+
+TEST(Program, OutputsMustBeFilesOfTheirOwn) {
+    char dir[] = "/tmp/uartvp-outputs-XXXXXX";
+    const std::string d = mkdtemp(dir);
+    mkdir((d + "/dir.json").c_str(), 0755);
+    mkdir((d + "/w.gtkw").c_str(), 0755);
+    std::ofstream(d + "/log.txt") << "[    0.000000] hello\n";
+    expect_usage_error("run earlycon-pl011 --payload-bytes 100 --vcd " + d + "/v.vcd --json " + d +
+                           "/dir.json",
+                       "not a file");
+    expect_usage_error("run earlycon-pl011 --payload-bytes 100 --vcd " + d + "/w.vcd", "w.gtkw");
+    expect_usage_error("run earlycon-pl011 --payload " + d + "/log.txt --json " + d + "/log.txt",
+                       "same file");
+    expect_usage_error("run earlycon-pl011 --payload-bytes 100 --vcd " + d + "/x.vcd --json " + d + "/../" +
+                           d.substr(d.rfind('/') + 1) + "/x.vcd",
+                       "same file");
+    EXPECT_EQ(slurp(d + "/log.txt"), "[    0.000000] hello\n") << "the payload is untouched";
+    for (const char* f : {"/v.vcd", "/v.gtkw", "/v.lines.vcd", "/w.vcd", "/x.vcd"})
+        EXPECT_FALSE(std::ifstream(d + f).good()) << f << " left behind";
 }

@@ -17,6 +17,8 @@ namespace uartvp {
 class vcd_writer : public sc_core::sc_module {
 public:
     // `timescale_ps`: 1, 10 or 100 times a power of ten; changes are written at their time rounded to it.
+    // Throws std::invalid_argument for a timescale VCD cannot express, std::runtime_error if `path`
+    // cannot be written.
     vcd_writer(const sc_core::sc_module_name& name, const std::string& path, std::uint64_t timescale_ps = 1);
     ~vcd_writer() override;
 
@@ -29,8 +31,8 @@ public:
     }
     // Write the initial values without a $dumpvars block (for readers that know only value changes).
     void plain_initial_values(bool on) { m_plain_init = on; }
-    // Writes a last time stamp and closes the file (also done on destruction).
-    void close();
+    // Writes a last time stamp and closes the file (also done on destruction); false if a write failed.
+    bool close();
     std::uint64_t timescale_ps() const { return m_ts_ps; }
 
 private:
@@ -48,6 +50,7 @@ private:
     std::string m_path;
     std::uint64_t m_ts_ps, m_units_per_ps_den, m_units_per_ps_num;
     std::ofstream m_out;
+    bool m_ok = true;
     std::vector<std::unique_ptr<var>> m_vars;
     std::uint64_t m_last_tick = 0;
     bool m_plain_init = false;
