@@ -588,3 +588,31 @@ TEST(Pl011Rx, AnIdleLineCostsNoEvaluation) {
         EXPECT_EQ(b.rd(reg::DR), static_cast<std::uint32_t>('i'));
     });
 }
+
+// Debug transport sees the present: a masked RT interrupt changes RIS without changing any output, so
+// the wrapper has no reason to evaluate the RTL then; a debug read must still show it.
+TEST(Pl011Rx, DebugReadShowsAMaskedReceiveTimeoutInFastMode) {
+    UARTVP_SIM_TEST();
+    run_bench(pl011_config{}, [](pl011_bench& b) {
+        b.setup(115200);
+        const double bit = programmed_bit_s(24'000'000, 115200);
+        b.wr(reg::IMSC, 0); // everything masked
+        b.inj.send("q", sc_core::sc_time_stamp() + sc_time(5, sc_core::SC_US));
+        wait_sent(b, bit);
+        sc_core::wait(sc_time(40 * bit, SC_SEC)); // past the 32 bit periods of silence
+        auto dbg_ris = [&] {
+            std::uint32_t v = 0;
+            tlm::tlm_generic_payload tx;
+            tx.set_command(tlm::TLM_READ_COMMAND);
+            tx.set_address(reg::RIS);
+            tx.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
+            tx.set_data_length(4);
+            tx.set_streaming_width(4);
+            EXPECT_EQ(b.socket->transport_dbg(tx), 4u);
+            return v;
+        };
+        EXPECT_NE(dbg_ris() & irq::RT, 0u) << "RT fired 32 bit periods after the character";
+        EXPECT_EQ(b.rd(reg::RIS) & irq::RT, irq::RT) << "and a bus read agrees";
+        EXPECT_FALSE(b.irq.read());
+    });
+}

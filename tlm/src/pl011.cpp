@@ -226,11 +226,20 @@ void pl011::b_transport(tlm::tlm_generic_payload& tx, sc_time& delay) {
 }
 
 unsigned pl011::transport_dbg(tlm::tlm_generic_payload& tx) {
-    // Reads only, and without side effects: no edge is taken, so reading DR does not pop the FIFO.
+    // Reads only, and without side effects: no access edge is taken, so reading DR does not pop the FIFO.
     detail::word_access a;
     if (!tx.is_read() || detail::decode_word_access(tx, map_size, a) != tlm::TLM_OK_RESPONSE) return 0;
+    // The model may lag behind the present where no output changed (a masked RT interrupt, say): bring
+    // it up to now first, which is what it would be anyway, and let the thread show any edge passed.
+    detail::pl011_core& core = m_impl->core;
+    core.catch_up(m_clock.edge_at_or_before(sc_time_stamp()));
+    if (core.cycle() != m_impl->shown) {
+        m_impl->passed = core.out();
+        m_impl->shown = core.cycle();
+        m_wake.notify(SC_ZERO_TIME);
+    }
     std::uint32_t data = 0;
-    if (m_impl->core.peek(static_cast<std::uint16_t>(a.word), data) != detail::bus_result::ok) return 0;
+    if (core.peek(static_cast<std::uint16_t>(a.word), data) != detail::bus_result::ok) return 0;
     detail::lanes_to_payload(tx, a, data);
     return a.length;
 }

@@ -37,7 +37,7 @@ std::uint8_t spin_while(std::uint8_t (*inb)(std::uint16_t), std::uint16_t port,
 
 // A bounded polling loop with a delay, as one operation, like the 8250's wait_for_lsr:
 //     for (n = 1;; ++n) { v = read(addr); if (!keep(v)) break; if (n == max_reads) break; udelay(us); }
-// `timed_out` tells which way it ended.
+// `timed_out` tells which way it ended. (us = 0 means cpu_relax() between reads, not udelay(0).)
 struct poll_result {
     std::uint32_t value;
     unsigned long reads;
