@@ -8,6 +8,8 @@
 
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include "tlm_payload.h"
+
 #include <uartvp/rx_injector.h>
 
 #include "pl011_harness.h"
@@ -70,15 +72,7 @@ struct pl011_bench : sc_core::sc_module {
     tlm::tlm_response_status access(bool write, std::uint64_t off, unsigned size, std::uint32_t& data,
                                     const std::vector<unsigned char>* be = nullptr) {
         tlm::tlm_generic_payload tx;
-        tx.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-        tx.set_address(off);
-        tx.set_data_ptr(reinterpret_cast<unsigned char*>(&data));
-        tx.set_data_length(size);
-        tx.set_streaming_width(size);
-        if (be) {
-            tx.set_byte_enable_ptr(const_cast<unsigned char*>(be->data()));
-            tx.set_byte_enable_length(static_cast<unsigned>(be->size()));
-        }
+        set_access(tx, write, off, data, size, be);
         sc_core::sc_time d = sc_core::SC_ZERO_TIME;
         socket->b_transport(tx, d);
         wait(d); // the access completes at its UARTCLK edge

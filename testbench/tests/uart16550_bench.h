@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include "tlm_payload.h"
+
 #include <uartvp/line_monitor.h>
 #include <uartvp/read_promise.h>
 #include <uartvp/rx_injector.h>
@@ -118,15 +120,7 @@ struct uart16550_bench : sc_core::sc_module {
                                     read_promise* promise = nullptr,
                                     const std::vector<unsigned char>* be = nullptr) {
         tlm::tlm_generic_payload tx;
-        tx.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-        tx.set_address(off);
-        tx.set_data_ptr(reinterpret_cast<unsigned char*>(&data));
-        tx.set_data_length(size);
-        tx.set_streaming_width(size);
-        if (be) {
-            tx.set_byte_enable_ptr(const_cast<unsigned char*>(be->data()));
-            tx.set_byte_enable_length(static_cast<unsigned>(be->size()));
-        }
+        set_access(tx, write, off, data, size, be);
         if (promise) tx.set_extension(promise);
         sc_core::sc_time d = sc_core::SC_ZERO_TIME;
         socket->b_transport(tx, d);
