@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include <uartvp/initiator_id.h>
+
 namespace uartvp::cpu {
 
 using namespace sc_core;
@@ -124,7 +126,15 @@ bool core::transport(tlm::tlm_generic_payload& tx) {
         issued + m_timing.cycles(m_timing.call_cycles) + (tx.is_read() ? cost.read : cost.write);
     sc_time delay = issued - sc_time_stamp();
     ++m_transactions;
-    bus->b_transport(tx, delay);
+    initiator_id who(m_id); // targets order accesses issued at the same time by it
+    tx.set_extension(&who);
+    try {
+        bus->b_transport(tx, delay);
+    } catch (...) {
+        tx.clear_extension(&who);
+        throw;
+    }
+    tx.clear_extension(&who); // it lives on our stack, not the payload's
     g_current = this; // the target may have waited
     if (!tx.is_response_ok()) {
         std::ostringstream msg;
@@ -188,9 +198,10 @@ core::poll_result core::poll(std::uint64_t addr, unsigned size,
         else
             m_time += delay;
         // The literal loop reads again at m_time, m_time + per, ...; every read issued before
-        // `until` returns v, so keeps it looping. Count them, after waiting in SystemC time for the
-        // last of them (or for the promise to break: then only those issued until then count). Only
-        // when every such read ends by its own cost, not later by the target's latency.
+        // `until` returns v, so keeps it looping. Count them without transactions, waiting in
+        // SystemC time for the promise to break, but the last: it is issued for real at its time, so
+        // that it takes its place among other initiators' accesses of that time. Only when every
+        // such read ends by its own cost, not later by the target's latency.
         if (!promise.valid || target_bound || m_time >= promise.until || per == SC_ZERO_TIME ||
             read_part < promise.latency)
             continue;
@@ -198,32 +209,40 @@ core::poll_result core::poll(std::uint64_t addr, unsigned size,
         const std::uint64_t left = max_reads ? max_reads - reads : ~std::uint64_t(0);
         std::uint64_t n = promise.until == sc_max_time() ? left : (promise.until.value() - start + p - 1) / p;
         n = std::min(n, left);
+        if (n != ~std::uint64_t(0)) --n; // the last read before `until` (or the limit) is real
+        if (n == 0) continue;
+        if (promise.broken_already()) continue; // another initiator's access right after this read
         // In the waves, the span rises at the first counted read (a method writes it: no sync here,
         // which could miss the promise breaking before the core's time).
         if (m_traced) {
             m_poll_rise = true;
             m_poll_ev.notify(m_time - sc_time_stamp());
         }
-        // Reads issued up to the moment the promise broke (if it did) still return v.
-        auto counted_until_now = [&]() {
+        // The reads before the promise broke returned v; one issued at that very time did if it came
+        // first: an input change comes before every access of its time, accesses go by initiator id.
+        auto counted_until_now = [&]() -> std::uint64_t {
             const std::uint64_t t = sc_time_stamp().value();
-            return t >= start ? (t - start) / p + 1 : 0;
+            if (t < start) return 0;
+            std::uint64_t c = (t - start + p - 1) / p; // issued strictly before t
+            const read_promise::break_cause* why = promise.cause;
+            const bool mine_first = why && why->when == sc_time_stamp() && why->by_access && m_id < why->initiator;
+            if ((t - start) % p == 0 && mine_first) ++c;
+            return c;
         };
         if (n == ~std::uint64_t(0)) {
-            wait(*promise.broken); // no limit and no change by itself: only a write or input ends it
+            wait(*promise.broken); // no limit and no change by itself: only an access or input ends it
             n = counted_until_now();
         } else {
-            const sc_time last = sc_time::from_value(start + (n - 1) * p);
-            if (last > sc_time_stamp()) wait(last - sc_time_stamp(), *promise.broken);
-            if (sc_time_stamp() < last) n = std::min(n, counted_until_now());
+            // Wait until the real read's time (the one after the last counted), or the break.
+            const sc_time real = sc_time::from_value(start + n * p);
+            if (real > sc_time_stamp()) wait(real - sc_time_stamp(), *promise.broken);
+            if (promise.broken_already()) n = std::min(n, counted_until_now());
         }
         g_current = this;
         m_task->mmio_reads += n;
         reads += n;
-        const bool out = max_reads && reads == max_reads;
-        // Each counted read was followed by the wait between reads, but for the last one of a timeout.
-        if (n > 0) m_time = sc_time::from_value(start + n * p) - (out ? per - read_part : SC_ZERO_TIME);
-        if (relaxing) m_task->relax += out ? n - 1 : n;
+        m_time = sc_time::from_value(start + n * p); // each counted read was followed by the wait
+        if (relaxing) m_task->relax += n;
         if (m_traced) {
             if (n == 0) {
                 m_poll_ev.cancel(); // broken before the first counted read: no span
@@ -234,7 +253,6 @@ core::poll_result core::poll(std::uint64_t addr, unsigned size,
                 m_poll_ev.notify(SC_ZERO_TIME);
             }
         }
-        if (out) return {v, reads, true};
     }
 }
 

@@ -2,6 +2,7 @@
 
 #include <numeric>
 #include <stdexcept>
+#include <string>
 
 namespace uartvp {
 
@@ -13,6 +14,10 @@ cycle_clock::cycle_clock(std::uint64_t hz)
     : m_hz(hz)
     , m_units_per_s(sc_core::sc_time(1, sc_core::SC_SEC).value()) {
     if (hz == 0) throw std::invalid_argument("clock frequency must not be 0");
+    // Edges closer together than one time-resolution unit would fall on the same instant.
+    if (hz > m_units_per_s)
+        throw std::invalid_argument("a clock of " + std::to_string(hz) + " Hz has a period shorter than the SystemC "
+                                    "time resolution (" + sc_core::sc_get_time_resolution().to_string() + ")");
     // units/s over Hz in lowest terms (1e12 / 24e6 = 125000 / 3), so that most products fit 64 bits.
     const std::uint64_t g = std::gcd(m_units_per_s, m_hz);
     m_num = m_units_per_s / g;

@@ -1,10 +1,15 @@
 #include <uartvp/pl011.h>
 
+#include <climits>
+#include <deque>
 #include <limits>
 #include <optional>
 #include <stdexcept>
 
+#include <uartvp/initiator_id.h>
 #include <uartvp/read_promise.h>
+
+#include "access_order.h"
 
 #include "pl011_core.h"
 #include "tlm_access.h"
@@ -21,10 +26,12 @@ struct pl011::impl {
     }
     detail::pl011_core core;
     sc_event_or_list wake_on;
-    // Outputs of an edge that a bus access ran through before the thread could show them.
-    std::optional<detail::pl011_outputs> passed;
-    std::uint64_t shown = 0; // the cycle whose outputs the ports show (or will, from `passed`)
-    sc_event promise_broken; // a bus write or an input change: earlier read promises may not hold
+    // The outputs of access edges the model has already taken but whose time has not come: an access
+    // lands on the first edge after its issue, and several in one UARTCLK period on the edges after.
+    // The thread shows each at its edge's time; the back one is the model's present state.
+    std::deque<std::pair<std::uint64_t, detail::pl011_outputs>> ahead;
+    detail::promise_breaker breaker; // accesses with side effects, input changes, reset
+    detail::access_order order;
 };
 
 namespace {
@@ -116,7 +123,7 @@ void pl011::sample_inputs() {
     in.txdmaclr = v_txclr;
     in.rxdmaclr = v_rxclr;
     m_impl->core.settle();
-    m_impl->promise_broken.notify();
+    m_impl->breaker.fire(false, UINT_MAX);
 }
 
 void pl011::drive_outputs(const detail::pl011_outputs& o) {
@@ -141,20 +148,22 @@ void pl011::drive_outputs(const detail::pl011_outputs& o) {
 
 void pl011::run() {
     detail::pl011_core& core = m_impl->core;
+    auto& ahead = m_impl->ahead;
     for (;;) {
         const sc_time now = sc_time_stamp();
         sample_inputs();
         core.catch_up(m_clock.edge_at_or_before(now));
-        if (m_impl->passed) {
-            drive_outputs(*m_impl->passed);
-            m_impl->passed.reset();
+        std::optional<detail::pl011_outputs> due;
+        while (!ahead.empty() && m_clock.time_of(ahead.front().first) <= now) {
+            due = ahead.front().second;
+            ahead.pop_front();
         }
         std::uint64_t next;
-        if (m_clock.time_of(core.cycle()) > now) {
-            next = core.cycle(); // a bus access took the model to a later edge: show it then
+        if (!ahead.empty()) {
+            if (due) drive_outputs(*due);
+            next = ahead.front().first; // a later access edge, already computed: show it then
         } else {
             drive_outputs(core.out());
-            m_impl->shown = core.cycle();
             next = core.next_event_cycle();
         }
         if (next == std::numeric_limits<std::uint64_t>::max())
@@ -175,69 +184,75 @@ void pl011::b_transport(tlm::tlm_generic_payload& tx, sc_time& delay) {
         tx.set_response_status(st);
         return;
     }
-    // The access happens at the initiator's local time: synchronise, then land on the first UARTCLK
-    // edge after it (one access per edge). It sees the state of every edge up to its time.
+    // The access happens at the initiator's local time: synchronise, then take its place among the
+    // accesses issued at that time (access_order.h).
     if (delay != SC_ZERO_TIME) {
         wait(delay);
         delay = SC_ZERO_TIME;
     }
+    const unsigned who = initiator_of(tx);
+    auto apply = [&] { serve(tx, a, delay, who); };
+    m_impl->order.submit(who, apply);
+}
+
+// One access at the present time. It lands on the first UARTCLK edge after the edges already taken
+// (the first after its issue, unless another access took that one) and sees the state before it. An
+// access with a side effect (a write, a DR read) takes that edge; a read without one only looks.
+void pl011::serve(tlm::tlm_generic_payload& tx, const detail::word_access& a, sc_time& delay, unsigned who) {
     detail::pl011_core& core = m_impl->core;
     sample_inputs();
     const sc_time now = sc_time_stamp();
-    const std::uint64_t at = std::max(m_clock.edge_at_or_before(now), core.cycle()) + 1;
-    core.catch_up(at - 1);
-    bool wake = a.write || a.word == 0; // a write or a DR read changes what the thread plans
-    if (core.cycle() != m_impl->shown) {
-        // The edges up to now are past; the thread shows their outputs a delta later.
-        m_impl->passed = core.out();
-        m_impl->shown = core.cycle();
-        wake = true;
+    core.catch_up(m_clock.edge_at_or_before(now));
+    const std::uint64_t at = core.cycle() + 1;
+    const bool side_effect = a.write || a.word == 0; // a DR read pops the RX FIFO and clears errors
+    if (a.strb == 0) {
+        // No byte lane enabled: nothing is read or written, no state changes.
+        tx.set_response_status(tlm::TLM_OK_RESPONSE);
+        delay = m_clock.time_of(at) - now;
+        return;
     }
     std::uint32_t data = a.write ? detail::lanes_from_payload(tx, a) : 0;
-    // A read of anything but DR (which pops the RX FIFO) can be promised to hold until the next edge
-    // at which a register may change.
+    detail::bus_result r;
     read_promise* promise = nullptr;
-    if (!a.write && a.word != 0) tx.get_extension(promise);
-    std::uint64_t stable_until = 0;
-    const detail::bus_result r = core.access(at, a.write, static_cast<std::uint16_t>(a.word), a.strb, data,
-                                             promise ? &stable_until : nullptr);
+    if (side_effect) {
+        r = core.access(at, a.write, static_cast<std::uint16_t>(a.word), a.strb, data);
+    } else {
+        r = core.peek(static_cast<std::uint16_t>(a.word), data);
+        tx.get_extension(promise);
+    }
     if (r != detail::bus_result::ok) {
         tx.set_response_status(r == detail::bus_result::address_error ? tlm::TLM_ADDRESS_ERROR_RESPONSE
                                                                       : tlm::TLM_COMMAND_ERROR_RESPONSE);
         return;
     }
-    if (a.write) m_impl->promise_broken.notify();
     if (!a.write) detail::lanes_to_payload(tx, a, data);
-    if (promise) {
-        promise->valid = true;
+    if (side_effect) {
+        m_impl->ahead.emplace_back(at, core.out());
+        m_impl->breaker.fire(true, who);
+        m_wake.notify(SC_ZERO_TIME); // the thread shows the edge at its time and plans from there
+    } else if (promise) {
+        // The value holds until the next edge at which a register may change by itself.
+        const std::uint64_t stable_until = core.next_register_change();
+        m_impl->breaker.promise(*promise);
         promise->until = stable_until == std::numeric_limits<std::uint64_t>::max()
                              ? sc_max_time()
                              : m_clock.time_of(stable_until);
-        promise->broken = &m_impl->promise_broken;
         // A read completes at the first UARTCLK edge after its issue: at most one period (plus the
         // rounding of edge times) later.
         promise->latency = sc_time::from_value(m_clock.time_of(1).value() + 1);
     }
     tx.set_response_status(tlm::TLM_OK_RESPONSE);
-    // The access completes at its edge; its effects on the outputs appear then.
-    delay = m_clock.time_of(at) - now;
-    // A read without side effects changes no output: the thread's next wake-up stands.
-    if (wake) m_wake.notify(SC_ZERO_TIME);
+    delay = m_clock.time_of(at) - now; // it completes at its edge
 }
 
 unsigned pl011::transport_dbg(tlm::tlm_generic_payload& tx) {
-    // Reads only, and without side effects: no access edge is taken, so reading DR does not pop the FIFO.
+    // Reads only, and without side effects: no access edge is taken (reading DR does not pop the
+    // FIFO) and no output moves. The model may lag behind the present where no output changed (a
+    // masked RT interrupt, say): it is brought up to now first, which is what it would be anyway.
     detail::word_access a;
     if (!tx.is_read() || detail::decode_word_access(tx, map_size, a) != tlm::TLM_OK_RESPONSE) return 0;
-    // The model may lag behind the present where no output changed (a masked RT interrupt, say): bring
-    // it up to now first, which is what it would be anyway, and let the thread show any edge passed.
     detail::pl011_core& core = m_impl->core;
     core.catch_up(m_clock.edge_at_or_before(sc_time_stamp()));
-    if (core.cycle() != m_impl->shown) {
-        m_impl->passed = core.out();
-        m_impl->shown = core.cycle();
-        m_wake.notify(SC_ZERO_TIME);
-    }
     std::uint32_t data = 0;
     if (core.peek(static_cast<std::uint16_t>(a.word), data) != detail::bus_result::ok) return 0;
     detail::lanes_to_payload(tx, a, data);

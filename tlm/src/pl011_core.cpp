@@ -280,14 +280,14 @@ bus_result pl011_core::access(std::uint64_t at, bool write, std::uint16_t word, 
 }
 
 bus_result pl011_core::peek(std::uint16_t word, std::uint32_t& data) {
-    pl011_inputs& in = m_rtl->in;
-    in.addr = word;
+    // rdata and the error flags follow `addr` combinationally; the next edge is a plain one anyway
+    // (sel low), so `addr` may stay.
+    m_rtl->in.addr = word;
     m_rtl->settle();
-    const bool err = out().rd_err;
-    data = out().rdata;
-    in.addr = 0;
-    m_rtl->settle();
-    return err ? bus_result::command_error : bus_result::ok;
+    const pl011_outputs& o = out();
+    data = o.rdata;
+    if (o.rd_err && o.wr_err) return bus_result::address_error;
+    return o.rd_err ? bus_result::command_error : bus_result::ok;
 }
 
 } // namespace uartvp::detail

@@ -6,7 +6,10 @@
 #include <stdexcept>
 #include <utility>
 
+#include <uartvp/initiator_id.h>
 #include <uartvp/read_promise.h>
+
+#include "access_order.h"
 
 namespace uartvp {
 
@@ -38,7 +41,12 @@ constexpr std::uint8_t MSR_DCTS = 0x01, MSR_DDSR = 0x02, MSR_TERI = 0x04, MSR_DD
 
 constexpr std::size_t fifo_depth = 16;
 constexpr unsigned rx_trigger_levels[4] = {1, 4, 8, 14};
-const sc_time never = sc_max_time();
+// "No such time". Not an sc_time object: one built before sc_main would fix SystemC's time resolution
+// and make sc_set_time_resolution() fail in every program that links the library.
+struct never_t {
+    operator sc_time() const { return sc_max_time(); }
+};
+constexpr never_t never{};
 
 // A frame format as LCR and the divisor give it, in XIN cycles.
 struct frame_format {
@@ -645,7 +653,8 @@ struct uart16550::impl {
         : core(cfg, clk) {}
     detail::uart16550_core core;
     sc_event_or_list wake_on;
-    sc_event promise_broken; // a bus write, an input change or a reset: earlier promises may not hold
+    detail::promise_breaker breaker; // accesses with side effects, input changes, reset
+    detail::access_order order;
     bool rxd = true, reset = false;
     std::uint8_t modem = 0;
 };
@@ -727,7 +736,7 @@ void uart16550::sample_inputs() {
     m.rxd = v_rxd;
     m.reset = v_rst;
     m.modem = v_modem;
-    m.promise_broken.notify();
+    m.breaker.fire(false, UINT_MAX);
 }
 
 void uart16550::drive_outputs() {
@@ -798,29 +807,38 @@ void uart16550::b_transport(tlm::tlm_generic_payload& tx, sc_time& delay) {
         tx.set_response_status(st);
         return;
     }
-    // The access happens at the initiator's local time; it sees every event up to that time.
+    // The access happens at the initiator's local time, after everything else at that time and in
+    // the order of the initiators' ids among the accesses issued then (access_order.h).
     if (delay != SC_ZERO_TIME) {
         wait(delay);
         delay = SC_ZERO_TIME;
     }
-    sample_inputs();
-    detail::uart16550_core& core = m_impl->core;
-    core.advance(sc_time_stamp());
-    if (tx.is_write()) {
-        if (lane0) core.write(idx, tx.get_data_ptr()[0]);
-        m_impl->promise_broken.notify();
-    } else {
-        read_promise* promise = nullptr;
-        tx.get_extension(promise);
-        if (promise && lane0 && !core.read_has_side_effect(idx)) {
-            promise->valid = true;
-            promise->until = core.stable_until(idx);
-            promise->broken = &m_impl->promise_broken;
+    const unsigned who = initiator_of(tx);
+    auto apply = [&] {
+        sample_inputs();
+        detail::uart16550_core& core = m_impl->core;
+        core.advance(sc_time_stamp());
+        if (tx.is_write()) {
+            if (lane0) {
+                core.write(idx, tx.get_data_ptr()[0]);
+                m_impl->breaker.fire(true, who);
+            }
+        } else if (lane0 && core.read_has_side_effect(idx)) {
+            to_payload(tx, core.read(idx));
+            m_impl->breaker.fire(true, who); // an RBR pop, or LSR/MSR/IIR bits cleared by the read
+        } else {
+            read_promise* promise = nullptr;
+            tx.get_extension(promise);
+            if (promise && lane0) {
+                m_impl->breaker.promise(*promise);
+                promise->until = core.stable_until(idx);
+            }
+            to_payload(tx, core.peek(idx));
         }
-        to_payload(tx, lane0 ? core.read(idx) : core.peek(idx));
-    }
-    tx.set_response_status(tlm::TLM_OK_RESPONSE);
-    m_wake.notify(SC_ZERO_TIME);
+        tx.set_response_status(tlm::TLM_OK_RESPONSE);
+        m_wake.notify(SC_ZERO_TIME);
+    };
+    m_impl->order.submit(who, apply);
 }
 
 unsigned uart16550::transport_dbg(tlm::tlm_generic_payload& tx) {

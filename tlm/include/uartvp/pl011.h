@@ -14,7 +14,8 @@
 namespace uartvp {
 namespace detail {
 struct pl011_outputs;
-}
+struct word_access;
+} // namespace detail
 
 // A port that may stay unbound; it then reads as its inactive level (inputs) or drives nothing (outputs).
 using optional_in = sc_core::sc_port<sc_core::sc_signal_in_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
@@ -76,6 +77,8 @@ public:
 private:
     struct impl;
     void b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay);
+    void serve(tlm::tlm_generic_payload& tx, const detail::word_access& a, sc_core::sc_time& delay,
+               unsigned initiator);
     unsigned transport_dbg(tlm::tlm_generic_payload& tx);
     void run();
     void sample_inputs();

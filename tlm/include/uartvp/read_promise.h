@@ -5,20 +5,44 @@
 // before `until` without transactions, with the same count, values and end time as literal execution.
 //
 // The initiator attaches the extension to a read; a target that can promise sets `valid`. A target
-// fires `broken` whenever something it did not foresee may change the value: a bus write by anyone,
-// a change of an input line, a reset. A read with side effects (popping a FIFO) is never promised.
+// fires `broken` at the time of anything it did not foresee that may change the value: an access with
+// a side effect by any initiator (a write, a read that pops a FIFO or clears a flag), a change of an
+// input line, a reset. A read that itself has a side effect is never promised.
+//
+// Several initiators: uartvp's targets apply accesses issued at the same time after the input changes
+// of that time, in the order of their initiator ids (<uartvp/initiator_id.h>). `cause` tells an
+// initiator woken by `broken` what broke the promise at the present time, so that it can tell whether
+// its own read issued at that very time came before (it returned the promised value) or after.
+#include <climits>
+#include <cstdint>
 #include <systemc>
 #include <tlm>
 
 namespace uartvp {
 
 struct read_promise : tlm::tlm_extension<read_promise> {
+    // The first break at `when`: an input change or reset (by_access false: before every access issued
+    // at that time), or the access of `initiator` (an initiator_id; UINT_MAX for none).
+    struct break_cause {
+        sc_core::sc_time when;
+        bool by_access = false;
+        unsigned initiator = UINT_MAX;
+    };
+
     bool valid = false;
     sc_core::sc_time until; // absolute simulation time
     const sc_core::sc_event* broken = nullptr;
     // The longest time the target itself may take to complete a read from its issue (for the PL011,
     // up to the next UARTCLK edge). An initiator whose reads cost less cannot count them in advance.
     sc_core::sc_time latency;
+    // Kept by the target, valid from the moment `broken` fires (null: the target does not say).
+    const break_cause* cause = nullptr;
+    // The target's count of breaks, and its value when the promise was made: a break that fired
+    // before the initiator began to wait for `broken` (another initiator's access served right after
+    // this read, at the same time) is seen here.
+    const std::uint64_t* breaks = nullptr;
+    std::uint64_t breaks_at_promise = 0;
+    bool broken_already() const { return breaks && *breaks != breaks_at_promise; }
 
     tlm::tlm_extension_base* clone() const override { return new read_promise(*this); }
     void copy_from(const tlm::tlm_extension_base& other) override {
@@ -29,7 +53,32 @@ struct read_promise : tlm::tlm_extension<read_promise> {
         until = sc_core::SC_ZERO_TIME;
         broken = nullptr;
         latency = sc_core::SC_ZERO_TIME;
+        cause = nullptr;
+        breaks = nullptr;
+        breaks_at_promise = 0;
     }
 };
+
+namespace detail {
+// A target's side of the promises: the event, the count of breaks and the first cause at each time.
+struct promise_breaker {
+    sc_core::sc_event event;
+    read_promise::break_cause cause;
+    std::uint64_t count = 0;
+    void fire(bool by_access, unsigned initiator) {
+        const sc_core::sc_time now = sc_core::sc_time_stamp();
+        if (count == 0 || cause.when != now) cause = {now, by_access, initiator};
+        ++count;
+        event.notify();
+    }
+    void promise(read_promise& p) const {
+        p.valid = true;
+        p.broken = &event;
+        p.cause = &cause;
+        p.breaks = &count;
+        p.breaks_at_promise = count;
+    }
+};
+} // namespace detail
 
 } // namespace uartvp
