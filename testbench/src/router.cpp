@@ -25,7 +25,7 @@ router::range* router::find(std::uint64_t addr) {
     return nullptr;
 }
 
-void router::b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay) {
+void router::b_transport(int, tlm::tlm_generic_payload& tx, sc_core::sc_time& delay) {
     const std::uint64_t addr = tx.get_address();
     range* r = find(addr);
     if (!r || addr - r->base + tx.get_data_length() > r->size) {
@@ -37,7 +37,7 @@ void router::b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay) 
     tx.set_address(addr);
 }
 
-unsigned router::transport_dbg(tlm::tlm_generic_payload& tx) {
+unsigned router::transport_dbg(int, tlm::tlm_generic_payload& tx) {
     const std::uint64_t addr = tx.get_address();
     range* r = find(addr);
     if (!r) return 0;
