@@ -44,7 +44,10 @@ constexpr unsigned rx_trigger_levels[4] = {1, 4, 8, 14};
 // "No such time". Not an sc_time object: one built before sc_main would fix SystemC's time resolution
 // and make sc_set_time_resolution() fail in every program that links the library.
 struct never_t {
-    operator sc_time() const { return sc_max_time(); }
+    operator const sc_time&() const {
+        static const sc_time t = sc_max_time(); // built at first use, with the resolution already set
+        return t;
+    }
 };
 constexpr never_t never{};
 
