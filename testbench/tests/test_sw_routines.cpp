@@ -1,0 +1,187 @@
+// The driver routines of sw/ against the UART models, access by access: a tap between the core and the
+// bus logs every transaction (offset, width, direction, value), and every poll is a transaction
+// (reference mode). What each test asserts is what tells a routine's variants apart in the kernel:
+// which registers they touch, with which access width, and which FR or LSR value ends their waits.
+#define SC_INCLUDE_DYNAMIC_PROCESSES
+#include <algorithm>
+#include <cstring>
+
+#include <gtest/gtest.h>
+
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+#include <uartvp/cpu/core.h>
+#include <uartvp/line_monitor.h>
+#include <uartvp/router.h>
+#include <uartvp/uart16550.h>
+
+#include "serial8250.h"
+#include "sim_main.h"
+
+using namespace uartvp;
+using namespace sc_core;
+
+namespace {
+
+constexpr std::uint64_t uart_base = 0x10000000;
+
+// Passes every transaction on unchanged (read promises included) and logs it once it has completed.
+struct tap : sc_module {
+    tlm_utils::simple_target_socket<tap, 32> target{"target"};
+    tlm_utils::simple_initiator_socket<tap, 32> initiator{"initiator"};
+    struct access {
+        std::uint64_t offset;
+        unsigned size;
+        bool write;
+        std::uint32_t value;
+        sc_time at;
+    };
+    std::vector<access> log;
+    explicit tap(const sc_module_name& n)
+        : sc_module(n) {
+        target.register_b_transport(this, &tap::b_transport);
+        target.register_transport_dbg(this, &tap::transport_dbg);
+    }
+    void b_transport(tlm::tlm_generic_payload& tx, sc_time& delay) {
+        const sc_time issued = sc_time_stamp() + delay;
+        initiator->b_transport(tx, delay);
+        std::uint32_t v = 0;
+        std::memcpy(&v, tx.get_data_ptr(), std::min(4u, tx.get_data_length()));
+        log.push_back({tx.get_address() - uart_base, tx.get_data_length(), tx.is_write(), v, issued});
+    }
+    unsigned transport_dbg(tlm::tlm_generic_payload& tx) { return initiator->transport_dbg(tx); }
+
+    std::vector<access> at_offset(std::uint64_t off) const {
+        std::vector<access> r;
+        for (const access& a : log)
+            if (a.offset == off) r.push_back(a);
+        return r;
+    }
+};
+
+cpu::timing_profile timing() {
+    cpu::timing_profile t;
+    t.regions.push_back({"uart", uart_base, 0x1000, sc_time(120, SC_NS), sc_time(60, SC_NS)});
+    return t;
+}
+
+// core -> tap -> router -> UART, its TXD decoded at 115200 8N1.
+template <class uart_t> struct machine : sc_module {
+    cpu::core cpu0{"cpu0", 0, timing()};
+    tap probe{"probe"};
+    router bus{"bus"};
+    uart_t uart;
+    sc_signal<bool> txd{"txd", true}, irq{"irq", false}, rxd{"rxd", true};
+    line_monitor monitor;
+    std::string text;
+    template <class cfg_t>
+    machine(const sc_module_name& n, const cfg_t& cfg, double baud)
+        : sc_module(n)
+        , uart("uart", cfg)
+        , monitor("monitor", baud, serial_format{}) {
+        cpu0.set_collapse_polls(false); // every poll a transaction, in the log
+        cpu0.bus.bind(probe.target);
+        probe.initiator.bind(bus.target);
+        bus.map(uart.bus, uart_base, 0x1000, "uart");
+        uart.txd(txd);
+        uart.irq(irq);
+        uart.rxd(rxd);
+        monitor.line(txd);
+        monitor.on_char([this](const decoded_char& c) { text += static_cast<char>(c.data); });
+    }
+};
+
+using m16550 = machine<uart16550>;
+
+} // namespace
+
+// ---- 8250
+
+namespace {
+
+// The 16550 on MMIO with stride 1 and byte accesses.
+sw::uart_8250_port mmio_port() {
+    sw::uart_8250_port up;
+    up.iotype = sw::upio::mem;
+    up.membase = uart_base;
+    return up;
+}
+
+} // namespace
+
+// Console flow control: the CTS waits read MSR and so clear its deltas in the chip; the console write
+// keeps them and calls serial8250_modem_status() (one more MSR read) once IER is restored.
+TEST(Sw8250, ConsoleWriteReadsModemStatusAfterRestoringIerWhenCtsWaitsSawADelta) {
+    UARTVP_SIM_TEST();
+    m16550 m("m", uart16550_config{}, 115200);
+    sc_signal<bool> ncts{"ncts", true}; // CTS inactive at first
+    m.uart.ncts(ncts);
+    sw::uart_8250_port up = mmio_port();
+    up.cons_flow = true;
+    std::size_t first = 0, second = 0;
+    std::uint8_t saved_after = 0xFF;
+    m.cpu0.add_task("startup", [&] { sw::serial8250_port_startup(up, 1, 0x03); });
+    m.cpu0.add_task("boot", [&] {
+        first = m.probe.log.size();
+        sw::serial8250_console_write(up, "cts"); // waits for CTS after the first THRE
+        saved_after = up.msr_saved_flags;
+        second = m.probe.log.size();
+        sw::serial8250_console_write(up, "ok"); // CTS steady now: no delta
+    });
+    sc_spawn([&] {
+        wait(sc_time(200, SC_US));
+        ncts.write(false);
+    });
+    sc_start(sc_time(10, SC_MS));
+    const std::vector<tap::access> a(m.probe.log.begin() + first, m.probe.log.begin() + second);
+    const std::vector<tap::access> b(m.probe.log.begin() + second, m.probe.log.end());
+    ASSERT_GE(a.size(), 3u);
+    // The MSR reads of the CTS waits saw DCTS once (the read clears it).
+    unsigned dcts = 0;
+    for (const tap::access& x : a)
+        dcts += x.offset == sw::UART_MSR && !x.write && (x.value & 0x01);
+    EXPECT_EQ(dcts, 1u);
+    const tap::access& ier_restore = a[a.size() - 2];
+    EXPECT_EQ(ier_restore.offset, sw::UART_IER);
+    EXPECT_TRUE(ier_restore.write);
+    EXPECT_EQ(a.back().offset, sw::UART_MSR) << "serial8250_modem_status() after IER is restored";
+    EXPECT_FALSE(a.back().write);
+    EXPECT_EQ(saved_after, 0) << "the saved deltas were handed over";
+    ASSERT_FALSE(b.empty());
+    EXPECT_EQ(b.back().offset, sw::UART_IER) << "no delta saved: IER restored last";
+    EXPECT_TRUE(b.back().write);
+    EXPECT_EQ(m.text, "ctsok");
+}
+
+// UART_CAP_MINI (the BCM283x mini UART's THRE means "not full"): never the FIFO path, a THRE wait
+// before every byte. The same port without it bursts.
+TEST(Sw8250, MiniUartIsKeptOffTheFifoPath) {
+    UARTVP_SIM_TEST();
+    m16550 m("m", uart16550_config{}, 115200);
+    sw::uart_8250_port mini = mmio_port(), full = mmio_port();
+    mini.cap_mini = true;
+    std::size_t first = 0, second = 0;
+    m.cpu0.add_task("startup", [&] {
+        sw::serial8250_port_startup(mini, 1, 0x03);
+        full.fcr = mini.fcr;
+        full.initialized = true;
+    });
+    m.cpu0.add_task("boot", [&] {
+        first = m.probe.log.size();
+        sw::serial8250_console_write(mini, "mini uart");
+        second = m.probe.log.size();
+        sw::serial8250_console_write(full, "16550A");
+    });
+    sc_start(sc_time(10, SC_MS));
+    auto thr_after_thr = [&](std::size_t from, std::size_t to) {
+        unsigned n = 0;
+        for (std::size_t i = from + 1; i < to; ++i) {
+            const tap::access &p = m.probe.log[i - 1], &c = m.probe.log[i];
+            n += p.write && p.offset == sw::UART_TX && c.write && c.offset == sw::UART_TX;
+        }
+        return n;
+    };
+    EXPECT_EQ(thr_after_thr(first, second), 0u) << "an LSR read before every THR write";
+    EXPECT_EQ(thr_after_thr(second, m.probe.log.size()), 5u) << "the FIFO path: six bytes back to back";
+    EXPECT_EQ(m.text, "mini uart16550A");
+}
