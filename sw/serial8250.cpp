@@ -238,12 +238,17 @@ static void write_divisor(uart_8250_port& up, std::uint16_t divisor, std::uint8_
     serial_out(up, UART_LCR, lcr);
 }
 
-void early_serial8250_init_port(uart_8250_port& up, std::uint16_t divisor, std::uint8_t lcr) {
-    serial_out(up, UART_LCR, lcr);
-    serial_out(up, UART_IER, 0);
-    serial_out(up, UART_FCR, 0); // no FIFO
+void early_serial8250_init_port(uart_8250_port& up, std::uint16_t divisor) {
+    serial_out(up, UART_LCR, UART_LCR_WLEN8); // 8N1
+    const std::uint8_t ier = serial_in(up, UART_IER);
+    serial_out(up, UART_IER, ier & UART_IER_UUE); // no interrupts
+    serial_out(up, UART_FCR, 0);                  // no FIFO
     serial_out(up, UART_MCR, UART_MCR_DTR | UART_MCR_RTS);
-    write_divisor(up, divisor, lcr);
+    const std::uint8_t c = serial_in(up, UART_LCR);
+    serial_out(up, UART_LCR, c | UART_LCR_DLAB);
+    serial_out(up, UART_DLL, divisor & 0xFF);
+    serial_out(up, UART_DLM, divisor >> 8);
+    serial_out(up, UART_LCR, c & ~UART_LCR_DLAB);
 }
 
 void serial8250_port_startup(uart_8250_port& up, std::uint16_t divisor, std::uint8_t lcr) {

@@ -2,7 +2,7 @@
 // 8250/16550 console routines of drivers/tty/serial/8250/8250_port.c and 8250_early.c as sw-tasks: the
 // LSR waits with their udelay(1) timeouts, the console's per-character path, its FIFO path (as merged in
 // v5.19, with the v6.14 timeouts, and the first version that was reverted, seed 002), and the early
-// console's putc.
+// console's setup and putc.
 #include <cstdint>
 #include <string_view>
 
@@ -19,7 +19,8 @@ constexpr std::uint8_t UART_MSR_CTS = 0x10, UART_MSR_ANY_DELTA = 0x0F;
 constexpr std::uint8_t MSR_SAVE_FLAGS = UART_MSR_ANY_DELTA;
 constexpr std::uint8_t UART_FCR_ENABLE_FIFO = 0x01, UART_FCR_CLEAR_RCVR = 0x02, UART_FCR_CLEAR_XMIT = 0x04,
                        UART_FCR_R_TRIG_10 = 0x80;
-constexpr std::uint8_t UART_LCR_DLAB = 0x80;
+constexpr std::uint8_t UART_LCR_WLEN8 = 0x03, UART_LCR_DLAB = 0x80;
+constexpr std::uint8_t UART_IER_UUE = 0x40; // XScale: UART unit enable, kept by 8250_early
 constexpr std::uint8_t UART_MCR_DTR = 0x01, UART_MCR_RTS = 0x02, UART_MCR_OUT2 = 0x08;
 
 // UPIO_PORT (inb/outb), UPIO_MEM (readb/writeb), UPIO_MEM32 (readl/writel).
@@ -90,8 +91,10 @@ void serial8250_console_fifo_write_v1(uart_8250_port& up, std::string_view s);
 // 8250_early: write THR, then spin (cpu_relax, no timeout) until THRE and TEMT are both set.
 void serial_putc(uart_8250_port& up, unsigned char c);
 void early_serial8250_write(uart_8250_port& up, std::string_view s);
-// 8250_early init_port: 8N1-style LCR, IER off, FCR=0 (FIFO off), DTR|RTS, the divisor.
-void early_serial8250_init_port(uart_8250_port& up, std::uint16_t divisor, std::uint8_t lcr);
+// 8250_early init_port (a baud rate given): LCR = 8N1 (fixed: the early console takes no frame
+// format), IER read and cleared but for UUE, FCR=0 (FIFO off), DTR|RTS, then the divisor under DLAB with
+// LCR read back and restored.
+void early_serial8250_init_port(uart_8250_port& up, std::uint16_t divisor);
 
 // What serial8250_startup() and set_termios leave behind: FIFOs cleared and enabled with the 16550A's
 // RX trigger of 8 (cached in up.fcr), the divisor and frame, DTR|RTS|OUT2, IER off; the port is

@@ -132,6 +132,12 @@ run_request make_request(const run_options& o, bool need_variant) {
         if (auto err = rq.p.set(kv.substr(0, eq), kv.substr(eq + 1))) throw usage_error(*err);
     }
     if (auto err = rq.p.check()) throw usage_error(*err);
+    if (s->check_variants) { // run: the variant asked for; compare: every variant
+        std::vector<std::string> vs;
+        for (const named& v : s->variants)
+            if (!need_variant || v.name == rq.variant) vs.push_back(v.name);
+        if (auto err = s->check_variants(vs, rq.p)) throw usage_error(*err);
+    }
     rq.p.reference = o.mode == "reference";
     if (!o.payload_file.empty()) {
         std::ifstream f(o.payload_file, std::ios::binary);

@@ -1,6 +1,7 @@
 // The console-8250 scenario (seed 002) through the uartvp program: throughput of the per-character and
 // FIFO paths on the slow machine and on a PC, the v6.14 FIFO timeouts against v5.19's, the loss of the
-// first FIFO version before the port is started (and its garbled line), bad input, JSON.
+// first FIFO version before the port is started (and its garbled line), 8250_early's fixed 8N1, bad
+// input, JSON.
 #include <cstdio>
 #include <fstream>
 
@@ -205,4 +206,29 @@ TEST(Program8250, FifoV614MatchesFifoWhereNoWaitTimesOut) {
         EXPECT_FALSE(b.contains("seed_kbps")) << prof;
         EXPECT_EQ(b["lost_bytes"], 0) << prof;
     }
+}
+
+// 8250_early's init_port programs 8N1 whatever frame was asked for: early and fifo-before-init (which
+// runs on the port as 8250_early left it) refuse another frame before running; run and compare name
+// the variants. The other variants program the frame asked for.
+TEST(Program8250, EarlyVariantsAre8N1AndRefuseAnotherFrame) {
+    for (const char* v : {"early", "fifo-before-init"}) {
+        expect_usage_error(std::string("run console-8250 --variant ") + v + " --set frame=7E1",
+                           "8250_early programs 8N1");
+        const nlohmann::json j =
+            run_json("console-8250", std::string("--variant ") + v + " --payload-bytes 200 --expect-loss");
+        EXPECT_EQ(j["params"]["frame"], "8N1");
+        EXPECT_EQ(j["framing_errors"], 0) << v;
+    }
+    const result c = run_uartvp("compare console-8250 --payload-bytes 200 --set frame=7E1");
+    EXPECT_EQ(c.code, 2);
+    EXPECT_EQ(lines(c.err), 1) << c.err;
+    for (const char* w : {"8250_early programs 8N1", "early", "fifo-before-init", "7E1"})
+        EXPECT_NE(c.err.find(w), std::string::npos) << w << ": " << c.err;
+    EXPECT_TRUE(c.out.empty()) << "nothing run: " << c.out;
+    const nlohmann::json ok =
+        run_json("console-8250", "--variant putchar --payload-bytes 200 --set frame=7E1");
+    EXPECT_EQ(ok["outcome"], "clean");
+    EXPECT_EQ(ok["params"]["frame"], "7E1");
+    EXPECT_EQ(run_uartvp("compare console-8250 --payload-bytes 200 --set frame=8N1 --expect-loss").code, 0);
 }

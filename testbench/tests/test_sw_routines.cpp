@@ -107,6 +107,13 @@ sw::uart_8250_port mmio_port() {
     return up;
 }
 
+unsigned count_if(const std::vector<tap::access>& log, std::uint64_t off, bool write) {
+    unsigned n = 0;
+    for (const tap::access& a : log)
+        n += a.offset == off && a.write == write;
+    return n;
+}
+
 } // namespace
 
 // Console flow control: the CTS waits read MSR and so clear its deltas in the chip; the console write
@@ -184,4 +191,38 @@ TEST(Sw8250, MiniUartIsKeptOffTheFifoPath) {
     EXPECT_EQ(thr_after_thr(first, second), 0u) << "an LSR read before every THR write";
     EXPECT_EQ(thr_after_thr(second, m.probe.log.size()), 5u) << "the FIFO path: six bytes back to back";
     EXPECT_EQ(m.text, "mini uart16550A");
+}
+
+// 8250_early's init_port as the kernel writes it: LCR 8N1 first, IER read and cleared but for UUE, FCR
+// 0, DTR|RTS, then the divisor with LCR read back, DLAB set and cleared.
+TEST(Sw8250, EarlyInitPortProgramsEightN1AndReadsIerAndLcr) {
+    UARTVP_SIM_TEST();
+    m16550 m("m", uart16550_config{}, 115200);
+    sw::uart_8250_port up = mmio_port();
+    m.cpu0.add_task("early", [&] {
+        sw::early_serial8250_init_port(up, 1);
+        sw::early_serial8250_write(up, "8N1");
+    });
+    sc_start(sc_time(5, SC_MS));
+    struct step {
+        unsigned offset;
+        bool write;
+        int value; // -1: any
+    };
+    const step expect[] = {
+        {sw::UART_LCR, true, 0x03}, {sw::UART_IER, false, 0x00}, {sw::UART_IER, true, 0x00},
+        {sw::UART_FCR, true, 0x00}, {sw::UART_MCR, true, 0x03},  {sw::UART_LCR, false, 0x03},
+        {sw::UART_LCR, true, 0x83}, {sw::UART_DLL, true, 0x01},  {sw::UART_DLM, true, 0x00},
+        {sw::UART_LCR, true, 0x03},
+    };
+    ASSERT_GE(m.probe.log.size(), std::size(expect));
+    for (std::size_t i = 0; i < std::size(expect); ++i) {
+        const tap::access& a = m.probe.log[i];
+        EXPECT_EQ(a.offset, expect[i].offset) << "access " << i;
+        EXPECT_EQ(a.write, expect[i].write) << "access " << i;
+        EXPECT_EQ(a.size, 1u) << "access " << i;
+        if (expect[i].value >= 0) EXPECT_EQ(a.value & 0xFF, static_cast<unsigned>(expect[i].value)) << i;
+    }
+    EXPECT_EQ(count_if(m.probe.log, sw::UART_FCR, true), 1u) << "the FIFO stays off";
+    EXPECT_EQ(m.text, "8N1");
 }
