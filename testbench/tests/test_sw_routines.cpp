@@ -12,9 +12,11 @@
 #include <tlm_utils/simple_target_socket.h>
 #include <uartvp/cpu/core.h>
 #include <uartvp/line_monitor.h>
+#include <uartvp/pl011.h>
 #include <uartvp/router.h>
 #include <uartvp/uart16550.h>
 
+#include "pl011.h"
 #include "serial8250.h"
 #include "sim_main.h"
 
@@ -91,9 +93,89 @@ template <class uart_t> struct machine : sc_module {
     }
 };
 
+using pl011_machine = machine<pl011>;
 using m16550 = machine<uart16550>;
 
+// ---- PL011: the legacy console write per vendor
+
+constexpr std::uint32_t FR_BUSY = 1u << 3, FR_TXFE = 1u << 7;
+
+// Runs pl011_console_write for one record after firmware set the UART up; returns the accesses of the
+// console write alone.
+std::vector<tap::access> pl011_console_record(const sw::vendor_data& vendor, std::string& line_text) {
+    pl011_machine m("m", pl011_config{}, 115200);
+    sw::uart_port port;
+    port.membase = uart_base;
+    port.vendor = &vendor;
+    port.iotype32 = vendor.access_32b;
+    std::size_t first = 0;
+    m.cpu0.add_task("firmware", [&] { sw::pl011_firmware_setup(port, 13, 1, 0x60); });
+    m.cpu0.add_task("boot", [&] {
+        first = m.probe.log.size();
+        sw::pl011_console_write(port, "sbsa\n");
+    });
+    sc_start(sc_time(5, SC_MS));
+    line_text = m.text;
+    return {m.probe.log.begin() + static_cast<std::ptrdiff_t>(first), m.probe.log.end()};
+}
+
 } // namespace
+
+TEST(SwPl011, LegacyConsoleWriteOnArmsPl011SavesAndRestoresCrWith16BitAccesses) {
+    UARTVP_SIM_TEST();
+    std::string text;
+    const auto log = pl011_console_record(sw::vendor_arm, text);
+    ASSERT_GE(log.size(), 4u);
+    EXPECT_EQ(log.front().offset, sw::UART011_CR);
+    EXPECT_FALSE(log.front().write) << "CR read first";
+    EXPECT_EQ(log[1].offset, sw::UART011_CR);
+    EXPECT_TRUE(log[1].write);
+    EXPECT_EQ(log.back().offset, sw::UART011_CR);
+    EXPECT_TRUE(log.back().write) << "CR restored last";
+    EXPECT_EQ(log.back().value, log.front().value) << "to the value read";
+    for (const tap::access& a : log)
+        EXPECT_EQ(a.size, 2u) << "readw/writew at offset " << a.offset;
+    const tap::access& last_fr = log[log.size() - 2];
+    EXPECT_EQ(last_fr.offset, sw::UART01x_FR);
+    EXPECT_EQ(last_fr.value & FR_BUSY, 0u) << "the wait ends on BUSY clear";
+    EXPECT_EQ(text, "sbsa\r\n");
+}
+
+TEST(SwPl011, LegacyConsoleWriteOnSbsaLeavesCrAloneWith32BitAccesses) {
+    UARTVP_SIM_TEST();
+    std::string text;
+    const auto log = pl011_console_record(sw::vendor_sbsa, text);
+    ASSERT_FALSE(log.empty());
+    unsigned dr_writes = 0;
+    for (const tap::access& a : log) {
+        EXPECT_NE(a.offset, sw::UART011_CR) << "always_enabled: no CR save and restore";
+        EXPECT_EQ(a.size, 4u) << "readl/writel at offset " << a.offset;
+        dr_writes += a.offset == sw::UART01x_DR && a.write;
+    }
+    EXPECT_EQ(dr_writes, 6u);
+    EXPECT_EQ(log.back().offset, sw::UART01x_FR);
+    EXPECT_EQ(log.back().value & FR_BUSY, 0u) << "the last read: BUSY clear, the line idle";
+    EXPECT_EQ(text, "sbsa\r\n");
+}
+
+TEST(SwPl011, LegacyConsoleWriteOnQdf2400EndsOnTxfeWhileTheLastCharacterIsStillShifting) {
+    UARTVP_SIM_TEST();
+    std::string text;
+    const auto log = pl011_console_record(sw::vendor_qdt_qdf2400_e44, text);
+    ASSERT_FALSE(log.empty());
+    for (const tap::access& a : log) {
+        EXPECT_NE(a.offset, sw::UART011_CR);
+        EXPECT_EQ(a.size, 4u) << "offset " << a.offset;
+    }
+    const tap::access& last = log.back();
+    EXPECT_EQ(last.offset, sw::UART01x_FR);
+    EXPECT_EQ(last.value & FR_TXFE, FR_TXFE) << "TXFE: the vendor's inverted busy";
+    EXPECT_EQ(last.value & FR_BUSY, FR_BUSY) << "BUSY still set: the '\\n' is on the wire";
+    // The FR reads before it saw TXFE clear (they are the ones that waited).
+    const tap::access& before = log[log.size() - 2];
+    EXPECT_EQ(before.offset, sw::UART01x_FR);
+    EXPECT_EQ(before.value & FR_TXFE, 0u);
+}
 
 // ---- 8250
 
