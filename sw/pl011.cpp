@@ -80,20 +80,26 @@ void pl011_console_putchar(uart_port& port, unsigned char c) {
 }
 
 void pl011_console_write(uart_port& port, std::string_view s) {
+    const vendor_data& vendor = *port.vendor;
     irqflags flags;
     local_irq_save(flags);
     spin_lock(port.lock);
-    // First save CR, then disable CTS flow control and make sure UART and transmitter are on.
-    const std::uint32_t old_cr = pl011_read(port, UART011_CR);
-    std::uint32_t new_cr = old_cr & ~UART011_CR_CTSEN;
-    new_cr |= UART01x_CR_UARTEN | UART011_CR_TXE;
-    pl011_write(new_cr, port, UART011_CR);
+    // First save CR, then disable CTS flow control and make sure UART and transmitter are on (a vendor
+    // whose UART is always enabled leaves CR alone).
+    std::uint32_t old_cr = 0;
+    if (!vendor.always_enabled) {
+        old_cr = pl011_read(port, UART011_CR);
+        std::uint32_t new_cr = old_cr & ~UART011_CR_CTSEN;
+        new_cr |= UART01x_CR_UARTEN | UART011_CR_TXE;
+        pl011_write(new_cr, port, UART011_CR);
+    }
 
     uart_console_write(port, s, pl011_console_putchar);
 
-    // Wait until everything has left the wire, then restore CR.
-    pl011_spin_while_fr(port, [](std::uint32_t fr) { return fr & UART01x_FR_BUSY; });
-    pl011_write(old_cr, port, UART011_CR);
+    // Wait for the transmitter to become empty, FR bits inverted where an erratum needs it, then
+    // restore CR.
+    pl011_spin_while_fr(port, [&vendor](std::uint32_t fr) { return (fr ^ vendor.inv_fr) & vendor.fr_busy; });
+    if (!vendor.always_enabled) pl011_write(old_cr, port, UART011_CR);
     spin_unlock(port.lock);
     local_irq_restore(flags);
 }

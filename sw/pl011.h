@@ -16,9 +16,23 @@ constexpr std::uint32_t UART01x_CR_UARTEN = 1u << 0, UART011_CR_TXE = 1u << 8, U
                         UART011_CR_CTSEN = 1u << 15;
 constexpr std::uint32_t UART01x_LCRH_FEN = 1u << 4;
 
+// The vendor differences the console write honours (struct vendor_data in amba-pl011.c).
+struct vendor_data {
+    std::uint32_t fr_busy; // the FR bit that means "transmitter busy"
+    std::uint32_t inv_fr;  // FR bits read inverted (an erratum's workaround)
+    bool access_32b;       // the probe sets UPIO_MEM32: every access 32-bit
+    bool always_enabled;   // firmware keeps UART and TX enabled: no CR save and restore
+};
+// ARM's own PL011; the SBSA generic UART (32-bit registers, always enabled); QDF2400 erratum 44, whose
+// BUSY cannot be trusted: "busy" is FR.TXFE inverted, so the wait ends when the TX FIFO is empty.
+constexpr vendor_data vendor_arm{UART01x_FR_BUSY, 0, false, false};
+constexpr vendor_data vendor_sbsa{UART01x_FR_BUSY, 0, true, true};
+constexpr vendor_data vendor_qdt_qdf2400_e44{UART011_FR_TXFE, UART011_FR_TXFE, true, true};
+
 struct uart_port {
     kapi::iomem membase = 0;
     bool iotype32 = false; // UPIO_MEM32: every access 32-bit (SBSA generic UART, "mmio32")
+    const vendor_data* vendor = &vendor_arm;
     kapi::spinlock lock;
 };
 
@@ -40,8 +54,10 @@ void pl011_early_write_v1(uart_port& port, std::string_view s);
 void pl011_early_write_v2(uart_port& port, std::string_view s);
 void qdf2400_e44_early_write(uart_port& port, std::string_view s);
 
-// The full driver's console: putchar waits for room only; the legacy write holds the port lock with
-// IRQs off for the whole message, forces UARTEN|TXE (and no CTS flow control) and waits for BUSY once.
+// The full driver's console: putchar waits for room only; the legacy write (before v6.15) holds the
+// port lock with IRQs off for the whole message, forces UARTEN|TXE (and no CTS flow control) unless the
+// vendor is always enabled, and waits once for the vendor's "not busy" ((FR ^ inv_fr) & fr_busy clear).
+// Accesses are 16-bit, or 32-bit on a UPIO_MEM32 port (iotype32, which the probe sets from access_32b).
 void pl011_console_putchar(uart_port& port, unsigned char c);
 void pl011_console_write(uart_port& port, std::string_view s);
 

@@ -1,7 +1,8 @@
 #pragma once
 // 8250/16550 console routines of drivers/tty/serial/8250/8250_port.c and 8250_early.c as sw-tasks: the
-// LSR waits with their udelay(1) timeouts, the console's per-character path, its FIFO path (as merged,
-// and the first version that was reverted, seed 002), and the early console's putc.
+// LSR waits with their udelay(1) timeouts, the console's per-character path, its FIFO path (as merged in
+// v5.19, with the v6.14 timeouts, and the first version that was reverted, seed 002), and the early
+// console's setup and putc.
 #include <cstdint>
 #include <string_view>
 
@@ -14,10 +15,12 @@ constexpr unsigned UART_RX = 0, UART_TX = 0, UART_DLL = 0, UART_IER = 1, UART_DL
                    UART_FCR = 2, UART_LCR = 3, UART_MCR = 4, UART_LSR = 5, UART_MSR = 6, UART_SCR = 7;
 constexpr std::uint8_t UART_LSR_DR = 0x01, UART_LSR_THRE = 0x20, UART_LSR_TEMT = 0x40,
                        UART_LSR_BOTH_EMPTY = UART_LSR_THRE | UART_LSR_TEMT;
-constexpr std::uint8_t UART_MSR_CTS = 0x10;
+constexpr std::uint8_t UART_MSR_CTS = 0x10, UART_MSR_ANY_DELTA = 0x0F;
+constexpr std::uint8_t MSR_SAVE_FLAGS = UART_MSR_ANY_DELTA;
 constexpr std::uint8_t UART_FCR_ENABLE_FIFO = 0x01, UART_FCR_CLEAR_RCVR = 0x02, UART_FCR_CLEAR_XMIT = 0x04,
                        UART_FCR_R_TRIG_10 = 0x80;
-constexpr std::uint8_t UART_LCR_DLAB = 0x80;
+constexpr std::uint8_t UART_LCR_WLEN8 = 0x03, UART_LCR_DLAB = 0x80;
+constexpr std::uint8_t UART_IER_UUE = 0x40; // XScale: UART unit enable, kept by 8250_early
 constexpr std::uint8_t UART_MCR_DTR = 0x01, UART_MCR_RTS = 0x02, UART_MCR_OUT2 = 0x08;
 
 // UPIO_PORT (inb/outb), UPIO_MEM (readb/writeb), UPIO_MEM32 (readl/writel).
@@ -32,9 +35,13 @@ struct uart_8250_port {
     unsigned fifosize = 16;   // port.fifosize
     unsigned tx_loadsz = 16;  // bytes the driver may write per THRE
     bool cap_fifo = true;     // UART_CAP_FIFO (autoconfig found a 16550A)
+    bool cap_mini = false;    // UART_CAP_MINI: the BCM283x mini UART, whose THRE means "not full"
     std::uint8_t fcr = 0;     // the FCR value last written: FCR cannot be read back
     bool initialized = false; // tty_port_initialized(): the port has been started up
     bool cons_flow = false;   // UPF_CONS_FLOW: console flow control on CTS
+    // MSR deltas the console's CTS waits read (reading MSR clears them in the chip), handed to
+    // serial8250_modem_status() once IER is restored.
+    std::uint8_t msr_saved_flags = 0;
     kapi::spinlock lock;
     std::uint64_t lsr_timeouts = 0; // wait_for_lsr() calls that gave up (the kernel only returns false)
 };
@@ -50,18 +57,28 @@ void uart_console_write(uart_8250_port& up, std::string_view s, putchar_8250_fn 
 
 // Up to 10000 x { read LSR; done if all bits set; udelay(1) } (about 10 ms); false on timeout.
 bool wait_for_lsr(uart_8250_port& up, std::uint8_t bits);
-// wait_for_lsr, then with console flow control up to 1,000,000 x { read MSR; done if CTS; udelay(1) }.
+// wait_for_lsr, then with console flow control up to 1,000,000 x { read MSR, keeping its deltas in
+// msr_saved_flags; done if CTS; udelay(1) }.
 void wait_for_xmitr(uart_8250_port& up, std::uint8_t bits);
+// Reads MSR and folds in (and clears) the saved deltas; the kernel then counts them and wakes waiters.
+std::uint8_t serial8250_modem_status(uart_8250_port& up);
 
 void serial8250_console_putchar(uart_8250_port& up, unsigned char c);
 
-// Console write as merged (v5.19+): IER saved and cleared, then the FIFO path if the port has a FIFO,
-// tx_loadsz > 1, the cached FCR enables the FIFO, the port is initialised and there is no console flow
-// control; the per-character path otherwise; then wait for THRE|TEMT and restore IER.
+// Every console write: port lock with IRQs saved, IER saved and cleared, the body, wait for THRE|TEMT,
+// IER restored, then serial8250_modem_status() if the CTS waits saved MSR deltas.
+// As merged (v5.19): the FIFO path if the port has a FIFO and is not a mini UART, tx_loadsz > 1, the
+// cached FCR enables the FIFO, the port is initialised and there is no console flow control; the
+// per-character path otherwise.
 void serial8250_console_write(uart_8250_port& up, std::string_view s);
-// FIFO path: wait for THRE (timeout scaled by the burst), then up to tx_loadsz bytes back to back, a
-// '\r' before each '\n' counting against the burst.
+// FIFO path, v5.19: wait for THRE once (one 10 ms wait_for_lsr), then up to tx_loadsz bytes back to
+// back, a '\r' before each '\n' counting against the burst.
 void serial8250_console_fifo_write(uart_8250_port& up, std::string_view s);
+// Since v6.14 ("Adjust the timeout for FIFO mode"): the THRE wait before each burst allows one timeout
+// per byte of a possibly full FIFO (up to tx_loadsz wait_for_lsr calls), and after the last burst one
+// more such wait, one timeout per byte of that burst, before the caller's THRE|TEMT wait.
+void serial8250_console_write_v6_14(uart_8250_port& up, std::string_view s);
+void serial8250_console_fifo_write_v6_14(uart_8250_port& up, std::string_view s);
 
 // Before the FIFO patch: always the per-character path.
 void serial8250_console_write_v0(uart_8250_port& up, std::string_view s);
@@ -74,8 +91,10 @@ void serial8250_console_fifo_write_v1(uart_8250_port& up, std::string_view s);
 // 8250_early: write THR, then spin (cpu_relax, no timeout) until THRE and TEMT are both set.
 void serial_putc(uart_8250_port& up, unsigned char c);
 void early_serial8250_write(uart_8250_port& up, std::string_view s);
-// 8250_early init_port: 8N1-style LCR, IER off, FCR=0 (FIFO off), DTR|RTS, the divisor.
-void early_serial8250_init_port(uart_8250_port& up, std::uint16_t divisor, std::uint8_t lcr);
+// 8250_early init_port (a baud rate given): LCR = 8N1 (fixed: the early console takes no frame
+// format), IER read and cleared but for UUE, FCR=0 (FIFO off), DTR|RTS, then the divisor under DLAB with
+// LCR read back and restored.
+void early_serial8250_init_port(uart_8250_port& up, std::uint16_t divisor);
 
 // What serial8250_startup() and set_termios leave behind: FIFOs cleared and enabled with the 16550A's
 // RX trigger of 8 (cached in up.fcr), the divisor and frame, DTR|RTS|OUT2, IER off; the port is

@@ -1,5 +1,6 @@
 // Scenario earlycon-pl011 (seed 000): the PL011 earlycon prints the boot log, one console write per
-// printk record, in the variants around the patch that drops the per-character BUSY wait.
+// printk record, in the variants around the patch that drops the per-character BUSY wait; beside them
+// the full driver's legacy console write for ARM's PL011, the SBSA generic UART and QDF2400 erratum 44.
 #include <chrono>
 #include <memory>
 
@@ -23,8 +24,16 @@ write_fn variant_write(const std::string& v) {
     if (v == "v1") return sw::pl011_early_write_v1;
     if (v == "v2") return sw::pl011_early_write_v2;
     if (v == "qdf2400-e44") return sw::qdf2400_e44_early_write;
-    if (v == "console") return sw::pl011_console_write;
+    if (v == "console" || v == "console-sbsa" || v == "console-qdf2400-e44") return sw::pl011_console_write;
     return nullptr;
+}
+
+// The vendor data the probe picks for the full driver's console (amba_pl011 for ARM's part,
+// sbsa_uart_probe for the other two).
+const sw::vendor_data& variant_vendor(const std::string& v) {
+    if (v == "console-sbsa") return sw::vendor_sbsa;
+    if (v == "console-qdf2400-e44") return sw::vendor_qdt_qdf2400_e44;
+    return sw::vendor_arm;
 }
 
 std::uint32_t lcrh_for(const serial_format& f) {
@@ -61,6 +70,8 @@ run_result run_earlycon(const run_request& rq) {
 
     sw::uart_port port;
     port.membase = p.uart_base;
+    port.vendor = &variant_vendor(rq.variant);
+    port.iotype32 = port.vendor->access_32b;
     std::uint32_t ibrd = 0, fbrd = 0;
     pl011_divisor(p.uartclk_hz, p.baud, ibrd, fbrd);
     soc.cpu0.add_task("firmware", [&] { sw::pl011_firmware_setup(port, ibrd, fbrd, lcrh_for(p.frame)); });
@@ -108,7 +119,12 @@ scenario_def earlycon_pl011_scenario() {
         {"v1", "patch v1: no BUSY wait at all (the flush guarantee is lost)"},
         {"v2", "patch v2: no BUSY wait per byte, one per pl011_early_write call"},
         {"qdf2400-e44", "QDF2400 erratum 44 putc: waits for TXFE after every byte, 32-bit DR writes"},
-        {"console", "the full driver's legacy pl011_console_write: IRQs off, port lock, one BUSY wait"},
+        {"console", "the full driver's legacy pl011_console_write (ARM's PL011): IRQs off, port lock, CR "
+                    "saved and restored, 16-bit accesses, one BUSY wait"},
+        {"console-sbsa", "the same console write on the SBSA generic UART (always_enabled): no CR save and "
+                         "restore, 32-bit accesses, one BUSY wait"},
+        {"console-qdf2400-e44", "the same on QDF2400 erratum 44 (as console-sbsa): each record ends on "
+                                "TXFE, the vendor's inverted busy, not on BUSY"},
     };
     s.profiles = {
         {"hw", "an SoC: 24 MHz UARTCLK, 115200 8N1, APB reads 120 ns, writes 60 ns, 1 GHz CPU",

@@ -132,6 +132,12 @@ run_request make_request(const run_options& o, bool need_variant) {
         if (auto err = rq.p.set(kv.substr(0, eq), kv.substr(eq + 1))) throw usage_error(*err);
     }
     if (auto err = rq.p.check()) throw usage_error(*err);
+    if (s->check_variants) { // run: the variant asked for; compare: every variant
+        std::vector<std::string> vs;
+        for (const named& v : s->variants)
+            if (!need_variant || v.name == rq.variant) vs.push_back(v.name);
+        if (auto err = s->check_variants(vs, rq.p)) throw usage_error(*err);
+    }
     rq.p.reference = o.mode == "reference";
     if (!o.payload_file.empty()) {
         std::ifstream f(o.payload_file, std::ios::binary);
@@ -260,17 +266,20 @@ int cmd_compare(const run_options& o, const std::string& self) {
     fmt::print("{} on profile {} ({} console writes, {} bytes written)\n", s.name,
                base["profile"].get<std::string>(), base["payload_lines"].get<std::uint64_t>(),
                base["bytes_written"].get<std::uint64_t>());
-    fmt::print("{:<17} {:>12} {:>7} {:>11} {:>10} {:>10} {:>10} {:>8} {:>6} {:>11} {:>8} {:>8}\n", "variant",
-               "sim ms", "ratio", "delta ms", "reads", "reads/B", "writes", "polls", "fifo", "irqoff us",
+    std::size_t vw = 17; // the variant column fits the longest name
+    for (const named& v : s.variants)
+        vw = std::max(vw, v.name.size());
+    fmt::print("{:<{}} {:>12} {:>7} {:>11} {:>10} {:>10} {:>10} {:>8} {:>6} {:>11} {:>8} {:>8}\n", "variant",
+               vw, "sim ms", "ratio", "delta ms", "reads", "reads/B", "writes", "polls", "fifo", "irqoff us",
                "lost", "wall s");
     nlohmann::json all = nlohmann::json::array();
     for (const row& w : rows) {
         const nlohmann::json& r = w.r;
         const double t = r["sim_time_ns"].get<double>(), t0 = base["sim_time_ns"].get<double>();
         const double bw = std::max<double>(1, r["bytes_written"].get<double>());
-        fmt::print("{:<17} {:>12.3f} {:>7.3f} {:>+11.3f} {:>10} {:>10.3f} {:>10} {:>8} {:>6} {:>11.3f} {:>8} "
+        fmt::print("{:<{}} {:>12.3f} {:>7.3f} {:>+11.3f} {:>10} {:>10.3f} {:>10} {:>8} {:>6} {:>11.3f} {:>8} "
                    "{:>8.2f}\n",
-                   r["variant"].get<std::string>(), t / 1e6, t0 > 0 ? t / t0 : 0.0, (t - t0) / 1e6,
+                   r["variant"].get<std::string>(), vw, t / 1e6, t0 > 0 ? t / t0 : 0.0, (t - t0) / 1e6,
                    r["mmio_reads"].get<std::uint64_t>(), r["mmio_reads"].get<double>() / bw,
                    r["mmio_writes"].get<std::uint64_t>(), r["polls"].get<std::uint64_t>(),
                    r["tx_fifo_max"].get<unsigned>(), r["irq_off_max_ns"].get<double>() / 1e3,
@@ -281,10 +290,10 @@ int cmd_compare(const run_options& o, const std::string& self) {
     }
     // Console output rate beside the seed's figure, for scenarios that have one.
     if (std::any_of(rows.begin(), rows.end(), [](const row& w) { return w.r.contains("seed_kbps"); })) {
-        fmt::print("{:<18} {:>10} {:>10} {:>10}\n", "variant", "KB/s", "seed KB/s", "ratio");
+        fmt::print("{:<{}} {:>10} {:>10} {:>10}\n", "variant", vw + 1, "KB/s", "seed KB/s", "ratio");
         const double k0 = base.value("throughput_kbps", 0.0);
         for (const row& w : rows)
-            fmt::print("{:<18} {:>10.3f} {:>10} {:>10.3f}\n", w.r["variant"].get<std::string>(),
+            fmt::print("{:<{}} {:>10.3f} {:>10} {:>10.3f}\n", w.r["variant"].get<std::string>(), vw + 1,
                        w.r.value("throughput_kbps", 0.0),
                        w.r.contains("seed_kbps") ? fmt::format("{:.1f}", w.r["seed_kbps"].get<double>())
                                                  : "-",

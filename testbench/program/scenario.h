@@ -77,6 +77,10 @@ struct scenario_def {
     std::string default_profile;
     std::size_t default_payload_bytes;
     std::function<run_result(const run_request&)> run;
+    // Refuses parameters that some of the given variants cannot honour, before anything runs: an error
+    // message naming them, or nothing. Optional.
+    std::function<std::optional<std::string>(const std::vector<std::string>& variants, const params&)>
+        check_variants;
     bool has_rtl = false; // its UART is verilated RTL (--vcd-rtl)
 };
 

@@ -1,5 +1,10 @@
 // Fast mode against reference mode: every scenario, variant and profile on a short workload gives the
 // same results, every simulated figure (only wall-clock and host figures may differ).
+#include <cctype>
+#include <map>
+#include <set>
+#include <sstream>
+
 #include <gtest/gtest.h>
 
 #include "program_runner.h"
@@ -30,7 +35,57 @@ void check_modes(const std::string& scenario, const std::string& variant, const 
     EXPECT_GT(fast["mmio_reads"].get<double>(), 0);
 }
 
+// Every variant and profile of each scenario: the parameterised tests below run them all, and a test
+// holds these lists against what `uartvp list` shows, so a new variant cannot be left out.
+constexpr const char* earlycon_variants[] = {
+    "v0", "v1", "v2", "qdf2400-e44", "console", "console-sbsa", "console-qdf2400-e44"};
+constexpr const char* earlycon_profiles[] = {"hw", "vm"};
+constexpr const char* console_variants[] = {"putchar", "fifo", "fifo-v6.14", "fifo-before-init", "early"};
+constexpr const char* console_profiles[] = {"pc", "slow-bmc", "soc"};
+
+// `uartvp list`: scenario -> (variants, profiles), each line's first word under "variants:"/"profiles:".
+std::map<std::string, std::pair<std::set<std::string>, std::set<std::string>>> listed() {
+    const result r = run_uartvp("list");
+    EXPECT_EQ(r.code, 0) << r.err;
+    std::map<std::string, std::pair<std::set<std::string>, std::set<std::string>>> m;
+    std::istringstream in(r.out);
+    std::string line, scenario;
+    int section = 0; // 1 variants, 2 profiles
+    while (std::getline(in, line)) {
+        if (line.rfind("--set", 0) == 0) break;
+        if (!line.empty() && line[0] != ' ') {
+            scenario = line;
+            section = 0;
+        } else if (line == "  variants:") {
+            section = 1;
+        } else if (line == "  profiles:") {
+            section = 2;
+        } else if (section && line.rfind("    ", 0) == 0) {
+            std::istringstream w(line);
+            std::string name, description;
+            w >> name;
+            std::getline(w, description);
+            EXPECT_NE(description.find_first_not_of(' '), std::string::npos) << name << " has a description";
+            (section == 1 ? m[scenario].first : m[scenario].second).insert(name);
+        }
+    }
+    return m;
+}
+
+template <std::size_t N> std::set<std::string> as_set(const char* const (&a)[N]) {
+    return std::set<std::string>(std::begin(a), std::end(a));
+}
+
 } // namespace
+
+TEST(Modes, EveryListedVariantAndProfileIsCovered) {
+    const auto m = listed();
+    ASSERT_EQ(m.size(), 2u) << "a new scenario needs its own fast-against-reference tests";
+    EXPECT_EQ(m.at("earlycon-pl011").first, as_set(earlycon_variants));
+    EXPECT_EQ(m.at("earlycon-pl011").second, as_set(earlycon_profiles));
+    EXPECT_EQ(m.at("console-8250").first, as_set(console_variants));
+    EXPECT_EQ(m.at("console-8250").second, as_set(console_profiles));
+}
 
 class EarlyconModes : public ::testing::TestWithParam<std::tuple<const char*, const char*>> {};
 
@@ -40,13 +95,13 @@ TEST_P(EarlyconModes, FastGivesTheSameResultsAsReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllVariantsAndProfiles, EarlyconModes,
-                         ::testing::Combine(::testing::Values("v0", "v1", "v2", "qdf2400-e44", "console"),
-                                            ::testing::Values("hw", "vm")),
+                         ::testing::Combine(::testing::ValuesIn(earlycon_variants),
+                                            ::testing::ValuesIn(earlycon_profiles)),
                          [](const auto& info) {
                              std::string n =
                                  std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param);
                              for (char& c : n)
-                                 if (c == '-') c = '_';
+                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                              return n;
                          });
 
@@ -65,13 +120,13 @@ TEST_P(ConsoleModes, FastGivesTheSameResultsAsReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllVariantsAndProfiles, ConsoleModes,
-                         ::testing::Combine(::testing::Values("putchar", "fifo", "fifo-before-init", "early"),
-                                            ::testing::Values("pc", "slow-bmc", "soc")),
+                         ::testing::Combine(::testing::ValuesIn(console_variants),
+                                            ::testing::ValuesIn(console_profiles)),
                          [](const auto& info) {
                              std::string n =
                                  std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param);
                              for (char& c : n)
-                                 if (c == '-') c = '_';
+                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                              return n;
                          });
 

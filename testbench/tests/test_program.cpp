@@ -1,5 +1,6 @@
 // The uartvp program as a user runs it: its answers to bad input (one line, exit code 2, no output file
-// left), its JSON, and the earlycon-pl011 scenario's outcomes (seed 000).
+// left), its JSON, and the earlycon-pl011 scenario's outcomes (seed 000, and the legacy console write
+// per PL011 vendor).
 #include <sys/stat.h>
 
 #include <gtest/gtest.h>
@@ -120,7 +121,7 @@ TEST(Program, EarlyconResetAfterLastWriteLosesTheTailOfV1Only) {
 TEST(Program, CompareRunsEveryVariantWithRatiosToTheFirst) {
     const result r = run_uartvp("compare earlycon-pl011 --profile vm --payload-bytes 2000");
     EXPECT_EQ(r.code, 0) << r.err;
-    for (const char* v : {"v0", "v1", "v2", "qdf2400-e44", "console"})
+    for (const char* v : {"v0", "v1", "v2", "qdf2400-e44", "console", "console-sbsa", "console-qdf2400-e44"})
         EXPECT_NE(r.out.find(v), std::string::npos) << v;
     EXPECT_NE(r.out.find("1.000"), std::string::npos) << "the baseline's ratio";
     EXPECT_TRUE(r.err.empty()) << r.err;
@@ -144,4 +145,44 @@ TEST(Program, OutputsMustBeFilesOfTheirOwn) {
     EXPECT_EQ(slurp(d + "/log.txt"), "[    0.000000] hello\n") << "the payload is untouched";
     for (const char* f : {"/v.vcd", "/v.gtkw", "/v.lines.vcd", "/w.vcd", "/x.vcd"})
         EXPECT_FALSE(std::ifstream(d + f).good()) << f << " left behind";
+}
+
+// The legacy console write per vendor, in the VMM (no polling: every read returns at once): ARM's PL011
+// saves and restores CR around each record (one read, two writes), the SBSA UART and QDF2400 leave CR
+// alone; all read FR once per byte (TXFF) and once per record (the final wait).
+TEST(Program, EarlyconLegacyConsoleTouchesCrOnlyOnArmsPl011) {
+    const std::string args = " --profile vm --payload-bytes 3000";
+    const nlohmann::json arm = run_json("earlycon-pl011", "--variant console" + args);
+    const nlohmann::json sbsa = run_json("earlycon-pl011", "--variant console-sbsa" + args);
+    const nlohmann::json qdf = run_json("earlycon-pl011", "--variant console-qdf2400-e44" + args);
+    const auto bytes = arm["bytes_written"].get<std::uint64_t>(),
+               lines = arm["payload_lines"].get<std::uint64_t>();
+    EXPECT_EQ(arm["mmio_writes"].get<std::uint64_t>(), bytes + 2 * lines)
+        << "DR per byte, CR twice per record";
+    EXPECT_EQ(arm["mmio_reads"].get<std::uint64_t>(), bytes + 2 * lines)
+        << "FR per byte, CR and FR per record";
+    for (const auto* j : {&sbsa, &qdf}) {
+        EXPECT_EQ((*j)["mmio_writes"].get<std::uint64_t>(), bytes) << (*j)["variant"];
+        EXPECT_EQ((*j)["mmio_reads"].get<std::uint64_t>(), bytes + lines) << (*j)["variant"];
+        EXPECT_EQ((*j)["lost_bytes"], 0);
+        EXPECT_GT((*j)["irq_off_max_ns"].get<double>(), 0) << "IRQs off for each record, as on ARM's part";
+    }
+    EXPECT_LT(sbsa["sim_time_ns"].get<double>(), arm["sim_time_ns"].get<double>());
+}
+
+// Where the CPU waits at the end of a record: on BUSY (the last stop bit has left) for ARM's PL011 and
+// the SBSA UART; on TXFE for QDF2400 (erratum 44), which returns as the last character starts, one
+// character time (86.8 us at 115200 8N1) before the line is idle.
+TEST(Program, EarlyconQdf2400ConsoleReturnsOnTxfeOneCharacterBeforeTheLineIsIdle) {
+    const nlohmann::json sbsa = run_json("earlycon-pl011", "--variant console-sbsa --payload-bytes 600");
+    const nlohmann::json qdf =
+        run_json("earlycon-pl011", "--variant console-qdf2400-e44 --payload-bytes 600");
+    const double char_ns = 10 * 16 * (13 + 1 / 64.0) / 24e6 * 1e9; // 24 MHz, IBRD 13, FBRD 1
+    EXPECT_LE(sbsa["line_idle_ns"].get<double>(), sbsa["sim_time_ns"].get<double>())
+        << "BUSY clear: the line is idle when the record returns";
+    const double early = qdf["line_idle_ns"].get<double>() - qdf["sim_time_ns"].get<double>();
+    EXPECT_GT(early, 0.9 * char_ns) << "TXFE: the last character is still on the wire";
+    EXPECT_LE(early, char_ns);
+    EXPECT_EQ(qdf["tx_fifo_max"], 32) << "no wait per byte: the FIFO fills, unlike the qdf2400-e44 earlycon";
+    EXPECT_EQ(qdf["lost_bytes"], 0);
 }

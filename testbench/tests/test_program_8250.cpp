@@ -1,6 +1,7 @@
 // The console-8250 scenario (seed 002) through the uartvp program: throughput of the per-character and
-// FIFO paths on the slow machine and on a PC, the loss of the first FIFO version before the port is
-// started (and its garbled line), bad input, JSON.
+// FIFO paths on the slow machine and on a PC, the v6.14 FIFO timeouts against v5.19's, the loss of the
+// first FIFO version before the port is started (and its garbled line), 8250_early's fixed 8N1, bad
+// input, JSON.
 #include <cstdio>
 #include <fstream>
 
@@ -36,8 +37,8 @@ std::string seed002_payload() {
 TEST(Program8250, SlowBmcThroughputOfBothPathsMatchesTheSeed) {
     const nlohmann::json pc = run_json("console-8250", "--variant putchar --profile slow-bmc");
     const nlohmann::json fifo = run_json("console-8250", "--variant fifo --profile slow-bmc");
-    EXPECT_NEAR(kbps(pc), 2.5, 0.05);
-    EXPECT_NEAR(kbps(fifo), 3.1, 0.05);
+    EXPECT_NEAR(kbps(pc), 2.5, 0.025) << "within 1 %";
+    EXPECT_NEAR(kbps(fifo), 3.1, 0.031) << "within 1 %";
     EXPECT_NEAR(kbps(fifo) / kbps(pc), 3.1 / 2.5, 0.02);
     EXPECT_EQ(pc["seed_kbps"], 2.5);
     EXPECT_EQ(fifo["seed_kbps"], 3.1);
@@ -45,8 +46,8 @@ TEST(Program8250, SlowBmcThroughputOfBothPathsMatchesTheSeed) {
     EXPECT_EQ(fifo["lost_bytes"], 0);
     EXPECT_EQ(pc["tx_fifo_max"], 1) << "per character: one byte at a time";
     EXPECT_EQ(fifo["tx_fifo_max"], 16);
-    EXPECT_NEAR(pc["params"]["tx_drain_ns"].get<double>(), 317000, 1);
-    EXPECT_NEAR(pc["params"]["thre_delay_ns"].get<double>(), 70000, 1);
+    EXPECT_NEAR(pc["params"]["tx_drain_ns"].get<double>(), 316500, 1);
+    EXPECT_NEAR(pc["params"]["thre_delay_ns"].get<double>(), 78000, 1);
 }
 
 // The fast machine: both paths at the line rate (86.8 us per byte at 115200 8N1, 11.5 KB/s).
@@ -82,7 +83,7 @@ TEST(Program8250, FifoBeforeInitLosesFifteenOfEverySixteenAndLooksLikeTheSeed) {
 
 TEST(Program8250, EveryVariantOnEveryProfileRunsCleanExceptTheRevertedOne) {
     for (const char* prof : {"pc", "slow-bmc", "soc"})
-        for (const char* v : {"putchar", "fifo", "early"}) {
+        for (const char* v : {"putchar", "fifo", "fifo-v6.14", "early"}) {
             const nlohmann::json j = run_json("console-8250", std::string("--variant ") + v + " --profile " +
                                                                   prof + " --payload-bytes 600");
             EXPECT_EQ(j["outcome"], "clean") << v << " on " << prof;
@@ -118,7 +119,8 @@ TEST(Program8250, ResultsAreDeterministic) {
 TEST(Program8250, CompareShowsKilobytesPerSecondBesideTheSeed) {
     const result r = run_uartvp("compare console-8250 --profile slow-bmc --payload-bytes 1200");
     EXPECT_EQ(r.code, 1) << "fifo-before-init loses bytes: " << r.err;
-    for (const char* w : {"KB/s", "seed KB/s", "2.5", "3.1", "putchar", "fifo-before-init", "early"})
+    for (const char* w :
+         {"KB/s", "seed KB/s", "2.5", "3.1", "putchar", "fifo-v6.14", "fifo-before-init", "early"})
         EXPECT_NE(r.out.find(w), std::string::npos) << w << "\n" << r.out;
     const result ok = run_uartvp("compare console-8250 --profile pc --payload-bytes 600 --expect-loss");
     EXPECT_EQ(ok.code, 0) << ok.err;
@@ -160,4 +162,73 @@ TEST(Program8250, FastModeGivesTheSameResultsAsReference) {
         r["params"].erase("mode");
         EXPECT_EQ(f, r) << args;
     }
+}
+
+// A part slower than one wait_for_lsr (10000 reads with udelay(1): 27 ms at 1.7 us per port read) per
+// burst: 2 ms per byte, 32 ms per 16. v5.19 waits once and writes the next burst into a FIFO still
+// holding bytes (lost); since v6.14 the wait allows one timeout per FIFO byte.
+TEST(Program8250, FifoV614WaitsOneTimeoutPerFifoByteWhereV519Overruns) {
+    const std::string args = " --profile pc --payload-bytes 300 --set tx_drain_ns=2000000";
+    const nlohmann::json v519 = run_json("console-8250", "--variant fifo" + args, 1);
+    const nlohmann::json v614 = run_json("console-8250", "--variant fifo-v6.14" + args);
+    EXPECT_GT(v519["lost_bytes"].get<int>(), 0);
+    EXPECT_EQ(v519["corrupted_bytes"], 0) << "whole bytes dropped at the full FIFO";
+    EXPECT_EQ(v614["lost_bytes"], 0);
+    EXPECT_EQ(v614["outcome"], "clean");
+    EXPECT_EQ(v614["tx_fifo_max"], 16);
+}
+
+// The wait after the last burst: one record of 16 bytes, then a reboot as the write returns. v5.19's
+// final THRE|TEMT wait gives up after one timeout with bytes still queued; v6.14 first waits for THRE
+// with one timeout per byte of that burst, so the record is on the line when the write returns.
+TEST(Program8250, FifoV614WaitsForTheLastBurstBeforeReturning) {
+    const std::string payload = "/tmp/uartvp-test-one-burst.txt";
+    std::ofstream(payload) << "0123456789abcd\n"; // 16 bytes with the '\r'
+    const std::string args =
+        " --profile pc --payload " + payload + " --set tx_drain_ns=2000000 --set reset_after_write=1";
+    const nlohmann::json v519 = run_json("console-8250", "--variant fifo" + args, 1);
+    const nlohmann::json v614 = run_json("console-8250", "--variant fifo-v6.14" + args);
+    EXPECT_EQ(v519["bytes_written"], 16);
+    EXPECT_GT(v519["lost_bytes"].get<int>(), 0) << "the tail still in the FIFO at the reboot";
+    EXPECT_EQ(v614["lost_bytes"], 0);
+    EXPECT_GE(v614["sim_time_ns"].get<double>(), 16 * 2e6) << "returned after the last byte left";
+    std::remove(payload.c_str());
+}
+
+// On the seed's machines nothing times out: fifo-v6.14 gives fifo's rates (it has no seed figure of its
+// own: seed 002 was measured with v5.19).
+TEST(Program8250, FifoV614MatchesFifoWhereNoWaitTimesOut) {
+    for (const char* prof : {"slow-bmc", "pc"}) {
+        const nlohmann::json a = run_json("console-8250", std::string("--variant fifo --profile ") + prof);
+        const nlohmann::json b =
+            run_json("console-8250", std::string("--variant fifo-v6.14 --profile ") + prof);
+        EXPECT_NEAR(kbps(b), kbps(a), kbps(a) * 1e-3) << prof;
+        EXPECT_FALSE(b.contains("seed_kbps")) << prof;
+        EXPECT_EQ(b["lost_bytes"], 0) << prof;
+    }
+}
+
+// 8250_early's init_port programs 8N1 whatever frame was asked for: early and fifo-before-init (which
+// runs on the port as 8250_early left it) refuse another frame before running; run and compare name
+// the variants. The other variants program the frame asked for.
+TEST(Program8250, EarlyVariantsAre8N1AndRefuseAnotherFrame) {
+    for (const char* v : {"early", "fifo-before-init"}) {
+        expect_usage_error(std::string("run console-8250 --variant ") + v + " --set frame=7E1",
+                           "8250_early programs 8N1");
+        const nlohmann::json j =
+            run_json("console-8250", std::string("--variant ") + v + " --payload-bytes 200 --expect-loss");
+        EXPECT_EQ(j["params"]["frame"], "8N1");
+        EXPECT_EQ(j["framing_errors"], 0) << v;
+    }
+    const result c = run_uartvp("compare console-8250 --payload-bytes 200 --set frame=7E1");
+    EXPECT_EQ(c.code, 2);
+    EXPECT_EQ(lines(c.err), 1) << c.err;
+    for (const char* w : {"8250_early programs 8N1", "early", "fifo-before-init", "7E1"})
+        EXPECT_NE(c.err.find(w), std::string::npos) << w << ": " << c.err;
+    EXPECT_TRUE(c.out.empty()) << "nothing run: " << c.out;
+    const nlohmann::json ok =
+        run_json("console-8250", "--variant putchar --payload-bytes 200 --set frame=7E1");
+    EXPECT_EQ(ok["outcome"], "clean");
+    EXPECT_EQ(ok["params"]["frame"], "7E1");
+    EXPECT_EQ(run_uartvp("compare console-8250 --payload-bytes 200 --set frame=8N1 --expect-loss").code, 0);
 }

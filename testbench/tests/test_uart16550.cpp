@@ -147,13 +147,14 @@ TEST(Uart16550, ThreAndTemtInFifoModeMeasuredOnTxd) {
     });
 }
 
-// The THRE delay: in FIFO mode, with THRE=1 and never two bytes in the FIFO since, THRE rises one
-// character time minus the last stop bit after the byte left; the first rise after changing FCR0 is
-// immediate; a FIFO that held two bytes is not delayed.
-TEST(Uart16550, ThreDelayRuleForSingleBytesInFifoMode) {
+// The THRE delay in FIFO interrupt mode (FCR0=1, IER.ETBEI=1): with THRE=1 and never two bytes in the
+// FIFO since, THRE rises one character time minus the last stop bit after the byte left; the first
+// rise after changing FCR0 is immediate; a FIFO that held two bytes is not delayed.
+TEST(Uart16550, ThreDelayRuleForSingleBytesInFifoInterruptMode) {
     UARTVP_SIM_TEST();
     run_bench(uart16550_config{}, [](uart16550_bench& b) {
         b.setup();
+        b.wr(IER, IER_THRE);
         b.wr(FCR, FCR_EN);
         const sc_time t0 = sc_time_stamp();
         b.wr(THR, '1');
@@ -180,6 +181,91 @@ TEST(Uart16550, ThreDelayRuleForSingleBytesInFifoMode) {
         EXPECT_EQ(b.first(b.thre_log, false), t1) << "no visible THRE fall for '1': it left THR at once";
         EXPECT_EQ(b.monitor.text(), "12345");
         (void)t0;
+    });
+}
+
+// FIFO polled mode (FCR0=1, IER.ETBEI=0): the datasheet describes LSR5 there without the delay, so THRE
+// rises as the single byte leaves the FIFO; the line still runs back to back (the next byte waits in
+// the FIFO for the TSR).
+TEST(Uart16550, NoThreDelayInFifoPolledMode) {
+    UARTVP_SIM_TEST();
+    run_bench(uart16550_config{}, [](uart16550_bench& b) {
+        b.setup();
+        b.wr(IER, IER_RDA | IER_RLS | IER_MS); // every source but the transmitter's
+        b.wr(FCR, FCR_EN);
+        b.wr(THR, '1'); // the first THRE after changing FCR0: immediate in any mode
+        b.poll_lsr(LSR_TEMT, 1);
+        b.wait_us(3.3);
+        const sc_time t1 = sc_time_stamp();
+        b.wr(THR, '2');
+        EXPECT_TRUE(b.rd(LSR) & LSR_THRE) << "byte in the TSR at once, FIFO empty: THRE at once";
+        const sc_time t3 = sc_time_stamp();
+        b.wr(THR, '3'); // waits in the FIFO for the TSR
+        EXPECT_EQ(b.first(b.thre_log, false, t1), t3) << "no visible THRE low for '2'";
+        EXPECT_FALSE(b.rd(LSR) & LSR_THRE);
+        b.poll_lsr(LSR_TEMT, 1);
+        b.wait_us(20);
+        const auto starts = b.starts();
+        ASSERT_EQ(starts.size(), 3u);
+        EXPECT_EQ(starts[2], starts[1] + b.xin(frame_8n1) - b.xin(0)) << "back to back";
+        EXPECT_EQ(b.first(b.thre_log, true, t1 + sc_time(1, sc_core::SC_PS)), starts[2])
+            << "THRE when '3' leaves the FIFO for the TSR, not a character time later";
+        EXPECT_EQ(b.monitor.text(), "123");
+    });
+}
+
+// The mode is decided while the rise is pending: clearing ETBEI during the delay raises THRE at the
+// write; a byte that left in polled mode raised THRE then, and ETBEI set later raises the interrupt.
+TEST(Uart16550, IerWriteDuringTheThreDelayReDecidesIt) {
+    UARTVP_SIM_TEST();
+    run_bench(uart16550_config{}, [](uart16550_bench& b) {
+        b.setup();
+        b.wr(IER, IER_THRE);
+        b.wr(FCR, FCR_EN);
+        b.wr(THR, '1'); // use up the immediate first THRE
+        b.poll_lsr(LSR_TEMT, 1);
+        b.wait_us(3.3);
+        b.wr(THR, '2');
+        b.wait_us(30);
+        EXPECT_FALSE(b.rd(LSR) & LSR_THRE) << "delayed: interrupt mode";
+        const sc_time cleared = sc_time_stamp();
+        b.wr(IER, 0);
+        EXPECT_TRUE(b.rd(LSR) & LSR_THRE) << "polled mode from now: the FIFO is empty";
+        EXPECT_EQ(b.first(b.thre_log, true, cleared), cleared);
+        EXPECT_EQ(b.rd(IIR) & 0x0F, IIR_NONE) << "no THRE interrupt with ETBEI clear";
+        b.poll_lsr(LSR_TEMT, 1);
+        b.wait_us(3.3);
+        // Polled mode when the byte leaves, then interrupt mode before THRE was read: nothing pending
+        // any more, THRE stays 1 and ETBEI raises the interrupt at once.
+        b.wr(THR, '3');
+        EXPECT_TRUE(b.rd(LSR) & LSR_THRE);
+        b.wr(IER, IER_THRE);
+        EXPECT_EQ(b.rd(IIR) & 0x0F, IIR_THRE);
+        b.poll_lsr(LSR_TEMT, 1);
+        b.wait_us(20);
+        EXPECT_EQ(b.monitor.text(), "123");
+    });
+}
+
+// A slow part's rise pending in polled mode, then ETBEI set: the datasheet's later time wins.
+TEST(Uart16550, EtbeiSetDuringASlowPartsLatencyDelaysThreToTheDatasheetsTime) {
+    UARTVP_SIM_TEST();
+    uart16550_config slow;
+    slow.thre_delay = sc_time(20, SC_US);
+    run_bench(slow, [](uart16550_bench& b) {
+        b.setup();
+        b.wr(FCR, FCR_EN);
+        b.wr(THR, '1');
+        b.poll_lsr(LSR_TEMT, 1);
+        b.wait_us(3.3);
+        const sc_time t = sc_time_stamp();
+        b.wr(THR, '2'); // leaves at once; THRE due 20 us later
+        b.wait_us(5);
+        b.wr(IER, IER_THRE);
+        b.poll_lsr(LSR_TEMT, 1);
+        EXPECT_EQ(b.first(b.thre_log, true, t + sc_time(1, sc_core::SC_PS)),
+                  b.xin(b.xin_at(t) + frame_8n1 - bit_cycles))
+            << "one character time minus one stop bit, not the 20 us latency";
     });
 }
 
@@ -718,7 +804,7 @@ TEST(Uart16550, Out2GatesTheIrqLineOnPcBoards) {
 }
 
 // A slow part: each byte waits tx_drain_time at the head of THR/FIFO, THRE rises thre_delay after the
-// last byte left (or the datasheet's own delay, if later).
+// last byte left (in interrupt mode the datasheet's own delay wins if later; here IER is clear).
 TEST(Uart16550, SlowPartDrainTimeAndLateThre) {
     UARTVP_SIM_TEST();
     uart16550_config cfg;
@@ -736,7 +822,7 @@ TEST(Uart16550, SlowPartDrainTimeAndLateThre) {
         b.wait_us(20);
         EXPECT_EQ(b.starts().back(), b.xin(b.xin_at(leave) + 16)) << "frame starts a bit after it left";
         EXPECT_EQ(b.first(b.thre_log, true, t0 + sc_time(1, sc_core::SC_PS)), leave + sc_time(100, SC_US))
-            << "late THRE beats the 78 us rule";
+            << "the late THRE, as the console sees it with IER cleared";
         const sc_time t1 = sc_time_stamp();
         b.wr(THR, '1');
         b.wr(THR, '2');

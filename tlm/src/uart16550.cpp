@@ -368,7 +368,7 @@ private:
         }
         if (m_fifo_en && m_txq.size() >= 2) m_held_two = true;
         m_thre = false;
-        m_thre_at = never;
+        m_thre_at = m_thre_late_at = m_thre_rule_at = never;
     }
 
     void tx_leave() {
@@ -390,10 +390,19 @@ private:
         m_edge_k = 0;
         skip_unchanged_edges();
         if (!m_txq.empty()) return;
-        // THR/FIFO empty: THRE rises now, or later (the datasheet's delay, a slow part's latency).
-        sc_time at = m_now + m_cfg.thre_delay;
-        if (m_fifo_en && !m_held_two && !m_thre_immediate)
-            at = std::max(at, at_cycle(m_clk.edge_at_or_after(m_now) + f.length() - f.bit));
+        // THR/FIFO empty: THRE rises now, or later (a slow part's latency; the datasheet's delay).
+        m_thre_late_at = m_now + m_cfg.thre_delay;
+        m_thre_rule_at = m_fifo_en && !m_held_two && !m_thre_immediate
+                             ? at_cycle(m_clk.edge_at_or_after(m_now) + f.length() - f.bit)
+                             : never;
+        schedule_thre();
+    }
+
+    // The pending THRE rise: the slow part's time, and while IER.ETBEI is set (FIFO interrupt mode) no
+    // earlier than the datasheet's delayed indication; FIFO polled mode has no such delay.
+    void schedule_thre() {
+        sc_time at = m_thre_late_at;
+        if ((m_ier & IER_ETBEI) && m_thre_rule_at != never) at = std::max(at, m_thre_rule_at);
         if (at <= m_now)
             thre_rise();
         else
@@ -408,7 +417,7 @@ private:
 
     void thre_rise() {
         m_thre = true;
-        m_thre_at = never;
+        m_thre_at = m_thre_late_at = m_thre_rule_at = never;
         if (m_ier & IER_ETBEI) m_thri = true;
         m_held_two = false;
         m_thre_immediate = false;
@@ -423,7 +432,8 @@ private:
     void write_ier(std::uint8_t v) {
         const bool etbei_on = (v & IER_ETBEI) && !(m_ier & IER_ETBEI);
         m_ier = v & 0x0F;
-        if (etbei_on && m_thre) m_thri = true; // enabling it while THRE is set raises it at once
+        if (m_thre_at != never) schedule_thre(); // ETBEI decides whether the delay applies, now
+        if (etbei_on && m_thre) m_thri = true;   // enabling it while THRE is set raises it at once
         if (!(m_ier & IER_ETBEI)) m_thri = false;
     }
 
@@ -591,7 +601,7 @@ private:
         m_oe = m_pe = m_fe = m_bi = m_lsr7 = false;
         m_txq.clear();
         m_thre = true; // LSR resets to 0x60
-        m_thre_at = never;
+        m_thre_at = m_thre_late_at = m_thre_rule_at = never;
         m_thri = m_held_two = m_thre_immediate = false;
         m_frame_active = m_last_end_valid = false; // a frame on the line is cut off
         m_so_frame = true;
@@ -633,6 +643,9 @@ private:
     bool m_thri = false;       // THRE interrupt pending
     bool m_held_two = false;   // the FIFO held two bytes at once since THRE was last 1
     bool m_thre_immediate = false;
+    // The parts of a pending rise: the slow part's latency after the FIFO emptied, and the datasheet's
+    // delayed indication (never: not delayed), which counts only while IER.ETBEI is set.
+    sc_time m_thre_late_at = never, m_thre_rule_at = never;
     std::uint64_t m_tx_lost = 0;
     // receiver
     bool m_rxd_pin = true;

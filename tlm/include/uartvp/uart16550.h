@@ -9,9 +9,20 @@
 //   mode; the first byte of a burst into a 1-byte THR survives, as seed 002's garbled line shows).
 // - Start bit of a character written to an idle transmitter: 16 BAUDOUT cycles (one bit) after the
 //   write's next XIN edge (datasheet: 8 to 24). Back-to-back characters follow without a gap.
-// - THRE indication delay (FIFO mode, THRE=1 and the FIFO has not held two bytes since): THRE rises one
-//   character time minus one stop bit after the byte left the FIFO (from that XIN edge); the first
-//   rise after a change of FCR0 is not delayed. tSI/tSTI are not modelled apart: IIR follows THRE.
+// - THRE indication delay. The PC16550D gives it under "FIFO Interrupt Mode Operation", for "When the
+//   XMIT FIFO and transmitter interrupts are enabled (FCR0=1, IER1=1)": "The transmitter FIFO empty
+//   indications will be delayed 1 character time minus the last stop bit time whenever the following
+//   occurs: THRE=1 and there have not been at least two bytes at the same time in the transmit FIFO,
+//   since the last THRE=1. The first transmitter interrupt after changing FCR0 will be immediate, if it
+//   is enabled." Under "FIFO Polled Mode Operation" ("With FCR0=1 resetting IER0, IER1, IER2, IER3 or
+//   all to zero puts the UART in the FIFO Polled Mode"; receiver and transmitter "are controlled
+//   separately") LSR5 only "will indicate when the XMIT FIFO is empty", with no delay. So the delay
+//   applies only while IER.ETBEI (IER1) is set: THRE then rises one character time minus one stop bit
+//   after the byte left the FIFO (from that XIN edge), and the first rise after a change of FCR0 is not
+//   delayed; with ETBEI clear (the 8250 console clears IER for its whole write) THRE rises as the byte
+//   leaves. An IER write while a rise is pending re-decides it: clearing ETBEI raises THRE at once (if
+//   the slow part's latency has passed), setting it delays the rise to the datasheet's time. tSI/tSTI
+//   are not modelled apart: IIR follows THRE.
 // - The frame format and divisor are taken when a character starts (TX) or its start edge is seen (RX).
 // - RX: the start edge is taken at the first XIN edge at or after the falling edge; bit k is sampled
 //   8 + 16k BAUDOUT cycles later and a sample sees the line strictly before its time. The character is
@@ -27,7 +38,7 @@
 // - INTR is the chip's pin; on PC boards OUT2 gates it: uart16550_config::out2_gates_irq.
 // Slow parts (seed 002's BMC-emulated UART): tx_drain_time keeps each byte at the head of THR/FIFO that
 // long before it may leave (bytes leave no faster than one per drain time), thre_delay raises THRE that
-// long after the last byte left (or later, if the datasheet's own delay is longer).
+// long after the last byte left (or later, if the datasheet's own delay applies and is longer).
 #include <cstdint>
 #include <memory>
 #include <systemc>
