@@ -1,5 +1,8 @@
+#define SC_INCLUDE_DYNAMIC_PROCESSES // sc_spawn: a thread per task
+
 #include <uartvp/cpu/core.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include <uartvp/initiator_id.h>
@@ -10,11 +13,21 @@ using namespace sc_core;
 
 namespace {
 core* g_current = nullptr;
-}
+std::vector<core*> g_cores;
+interrupt_source* g_interrupts = nullptr;
+} // namespace
 
 core& core::current() {
     if (!g_current) throw std::logic_error("kernel API called outside a task");
     return *g_current;
+}
+
+const std::vector<core*>& core::all() {
+    return g_cores;
+}
+
+void core::set_interrupt_source(interrupt_source* s) {
+    g_interrupts = s;
 }
 
 core::core(const sc_module_name& name, unsigned id, const timing_profile& timing)
@@ -22,6 +35,7 @@ core::core(const sc_module_name& name, unsigned id, const timing_profile& timing
     , bus("bus")
     , running_task("running_task", -1)
     , irqs_off("irqs_off", false)
+    , in_hardirq("in_hardirq", false)
     , mmio_addr("mmio_addr", 0)
     , mmio_read("mmio_read", false)
     , mmio_write("mmio_write", false)
@@ -29,14 +43,22 @@ core::core(const sc_module_name& name, unsigned id, const timing_profile& timing
     , poll_reads("poll_reads", 0)
     , m_id(id)
     , m_timing(timing) {
+    g_cores.push_back(this);
+    m_idle_stats.name = "(interrupts in idle)";
+    m_idle_stats.cpu = id;
     SC_HAS_PROCESS(core);
-    SC_THREAD(run);
+    SC_THREAD(idle_loop);
     SC_METHOD(strobe);
     sensitive << m_strobe;
     dont_initialize();
     SC_METHOD(poll_span);
     sensitive << m_poll_ev;
     dont_initialize();
+}
+
+core::~core() {
+    g_cores.erase(std::remove(g_cores.begin(), g_cores.end(), this), g_cores.end());
+    if (g_current == this) g_current = nullptr;
 }
 
 void core::trace(sc_trace_file* tf, const std::string& prefix) {
@@ -74,7 +96,7 @@ void core::strobe() {
     }
 }
 
-// Called at the access's own time (the target synchronised to it).
+// Called at the access's own time (the core synchronised to it).
 void core::show_access(std::uint64_t addr, bool write, const sc_time& cost) {
     m_pending.valid = true;
     m_pending.write = write;
@@ -84,41 +106,262 @@ void core::show_access(std::uint64_t addr, bool write, const sc_time& cost) {
     m_strobe.notify(SC_ZERO_TIME);
 }
 
+// ---- tasks and the scheduler
+
 void core::add_task(std::string name, std::function<void()> body) {
-    m_bodies.push_back(std::move(body));
+    create_task(std::move(name), std::move(body), 0);
+}
+
+task& core::create_task(std::string name, std::function<void()> body, int nice) {
+    m_all_tasks.push_back(std::make_unique<task>());
+    task& t = *m_all_tasks.back();
+    t.name = name;
+    t.cpu = this;
+    t.nice = nice;
+    t.body = std::move(body);
+    t.index = m_stats.size();
     task_stats s;
     s.name = std::move(name);
+    s.cpu = m_id;
     m_stats.push_back(s);
+    sc_spawn_options opts;
+    sc_spawn([this, &t] { task_main(t); }, sc_gen_unique_name("task"), &opts);
+    t.st = task::state::blocked;
+    make_runnable(t);
+    return t;
+}
+
+bool core::idle() const {
+    return !m_current && m_runnable.empty();
+}
+
+void core::make_runnable(task& t) {
+    core& c = *t.cpu;
+    if (t.st == task::state::running) {
+        t.woken = true; // it is about to block: it will not
+        return;
+    }
+    if (t.st != task::state::blocked) return;
+    t.st = task::state::runnable;
+    t.seq = c.m_seq++;
+    c.m_runnable.push_back(&t);
+    if (c.m_idle_waiting) c.m_wake_idle.notify();
+}
+
+namespace {
+// The best runnable task: lower nice first, first come first served within a level.
+task* take_best(std::deque<task*>& q) {
+    if (q.empty()) return nullptr;
+    auto best = std::min_element(q.begin(), q.end(), [](const task* a, const task* b) {
+        return a->nice != b->nice ? a->nice < b->nice : a->seq < b->seq;
+    });
+    task* t = *best;
+    q.erase(best);
+    return t;
+}
+} // namespace
+
+bool core::better_task_runnable() const {
+    if (!m_current) return !m_runnable.empty();
+    for (const task* t : m_runnable)
+        if (t->nice < m_current->nice) return true;
+    return false;
+}
+
+void core::account_switch(task* from, task* to) {
+    if (from) m_stats[from->index].cpu_time += m_time - from->on_cpu_since;
+    if (to) to->on_cpu_since = m_time;
+}
+
+// Hands the core to `next` (null: the idle loop) from the thread running on it now.
+void core::switch_to(task* next) {
+    account_switch(m_current, next);
+    m_current = next;
+    if (next) {
+        next->st = task::state::running;
+        next->go = true;
+        next->resume.notify();
+        running_task.write(static_cast<int>(next->index));
+    } else {
+        running_task.write(-1);
+        m_wake_idle.notify();
+    }
+}
+
+void core::schedule(bool block) {
+    task* me = m_current;
+    if (!me) throw std::logic_error("schedule() outside a task");
+    sync(); // wake-ups by others up to this core's time are visible now
+    if (block) {
+        if (me->woken) {
+            me->woken = false;
+            return;
+        }
+        me->st = task::state::blocked;
+    } else {
+        me->st = task::state::runnable;
+        me->seq = m_seq++;
+        m_runnable.push_back(me);
+    }
+    task* next = take_best(m_runnable);
+    if (next == me) {
+        me->st = task::state::running;
+        return;
+    }
+    switch_to(next);
+    while (!me->go)
+        wait(me->resume);
+    me->go = false;
+    me->woken = false;
+    g_current = this;
+    if (m_time < sc_time_stamp()) m_time = sc_time_stamp();
+}
+
+void core::task_main(task& t) {
+    while (!t.go)
+        wait(t.resume);
+    t.go = false;
+    g_current = this;
+    if (m_time < sc_time_stamp()) m_time = sc_time_stamp();
+    sync();
+    task_stats& s = m_stats[t.index];
+    s.start = sc_time_stamp();
+    t.body();
+    sync();
+    s.end = sc_time_stamp();
+    t.st = task::state::dead;
+    t.exited.notify();
+    switch_to(take_best(m_runnable));
+}
+
+// The core's own thread: runs whenever no task holds the core, and takes interrupts while idle.
+void core::idle_loop() {
+    for (;;) {
+        if (task* next = take_best(m_runnable)) {
+            if (!m_busy) {
+                m_busy = true;
+                m_busy_since = m_time;
+            }
+            switch_to(next);
+            while (m_current)
+                wait(m_wake_idle);
+            continue;
+        }
+        g_current = this;
+        sync(); // the last task's work ends, interrupts on the way
+        if (!m_runnable.empty()) continue;
+        if (m_busy) {
+            m_core_stats.busy += m_time - m_busy_since;
+            m_busy = false;
+        }
+        m_idle.notify(SC_ZERO_TIME);
+        m_idle_waiting = true;
+        if (m_irq_enabled && g_interrupts && g_interrupts->pending(*this)) {
+            m_idle_waiting = false;
+            take_interrupts();
+            continue;
+        }
+        wait(m_wake_idle | m_interrupt);
+        m_idle_waiting = false;
+        if (m_time < sc_time_stamp()) m_time = sc_time_stamp();
+        if (m_irq_enabled && g_interrupts && g_interrupts->pending(*this)) {
+            if (!m_busy) {
+                m_busy = true;
+                m_busy_since = m_time;
+            }
+            take_interrupts();
+        }
+    }
+}
+
+// ---- time and interrupts
+
+bool core::exposed() const {
+    return g_interrupts != nullptr;
+}
+
+void core::notify_interrupt() {
+    m_interrupt.notify();
+}
+
+// Runs the pending interrupts one after the other, from the core's time (the present).
+void core::take_interrupts() {
+    while (m_irq_enabled && m_hardirq_depth == 0 && g_interrupts && g_interrupts->pending(*this)) {
+        const sc_time t0 = m_time;
+        ++m_hardirq_depth;
+        m_irq_enabled = false; // hard-IRQ context: not an IRQs-off window of the task's
+        in_hardirq.write(true);
+        m_time += irq_entry_cost;
+        g_current = this;
+        g_interrupts->handle(*this);
+        m_time += irq_exit_cost;
+        // The handler's end, in SystemC time: the waves' in_hardirq falls there.
+        if (m_time > sc_time_stamp()) wait(m_time - sc_time_stamp());
+        g_current = this;
+        in_hardirq.write(false);
+        m_irq_enabled = true;
+        --m_hardirq_depth;
+        m_core_stats.hardirq += m_time - t0;
+        ++m_core_stats.interrupts;
+    }
 }
 
 void core::sync() {
-    if (m_time > sc_time_stamp()) wait(m_time - sc_time_stamp());
+    for (;;) {
+        const sc_time now = sc_time_stamp();
+        const bool can_take = m_irq_enabled && m_hardirq_depth == 0 && g_interrupts;
+        if (can_take && now != m_skip_irq_check_at && g_interrupts->pending(*this)) {
+            // Taken now; the work done ahead resumes after the handler.
+            const sc_time ahead = m_time - now;
+            m_time = now;
+            take_interrupts();
+            m_time += ahead;
+            continue;
+        }
+        if (m_time <= now) break;
+        if (can_take && exposed()) {
+            const sc_time target = m_time;
+            wait(target - now, m_interrupt);
+            if (sc_time_stamp() < target) continue; // an interrupt came first
+            break; // reached: one raised at this very instant is taken at the next sync
+        }
+        wait(m_time - now);
+        break;
+    }
+    m_skip_irq_check_at = sc_max_time();
     g_current = this;
 }
 
+void core::wait_for(const sc_event& ev, const sc_time& until) {
+    sync();
+    const bool can_take = m_irq_enabled && m_hardirq_depth == 0 && g_interrupts;
+    const sc_time now = sc_time_stamp();
+    if (until == sc_max_time()) {
+        if (can_take && exposed())
+            wait(ev | m_interrupt);
+        else
+            wait(ev);
+    } else if (until > now) {
+        if (can_take && exposed())
+            wait(until - now, ev | m_interrupt);
+        else
+            wait(until - now, ev);
+    }
+    g_current = this;
+    if (m_time < sc_time_stamp()) m_time = sc_time_stamp();
+}
+
 void core::relax() {
-    ++m_task->relax;
+    ++stats_of_current().relax;
     m_time += m_timing.cycles(m_timing.cpu_relax_cycles);
 }
 
-void core::run() {
-    for (std::size_t i = 0; i < m_bodies.size(); ++i) {
-        sync();
-        m_task = &m_stats[i];
-        m_task->start = sc_time_stamp();
-        running_task.write(static_cast<int>(i));
-        g_current = this;
-        m_bodies[i]();
-        sync();
-        m_task->end = sc_time_stamp();
-        running_task.write(-1);
-        m_task = nullptr;
-    }
-    m_done = true;
-    m_idle.notify(SC_ZERO_TIME);
+task_stats& core::stats_of_current() {
+    return m_current ? m_stats[m_current->index] : m_idle_stats;
 }
 
 bool core::transport(tlm::tlm_generic_payload& tx) {
+    sync(); // interrupts that come before the access's issue are taken first
     const std::uint64_t addr = tx.get_address();
     const region_cost& cost = m_timing.cost_for(addr);
     const sc_time issued = m_time;
@@ -135,7 +378,7 @@ bool core::transport(tlm::tlm_generic_payload& tx) {
         throw;
     }
     tx.clear_extension(&who); // it lives on our stack, not the payload's
-    g_current = this; // the target may have waited
+    g_current = this;         // the target may have waited
     if (!tx.is_response_ok()) {
         std::ostringstream msg;
         msg << name() << ": " << (tx.is_read() ? "read" : "write") << " of " << tx.get_data_length()
@@ -170,7 +413,7 @@ std::uint32_t core::read(std::uint64_t addr, unsigned size, read_promise* promis
         throw;
     }
     if (promise) tx.clear_extension(promise); // it lives on our stack, not the payload's
-    if (m_task) ++m_task->mmio_reads;
+    ++stats_of_current().mmio_reads;
     return v;
 }
 
@@ -199,9 +442,9 @@ core::poll_result core::poll(std::uint64_t addr, unsigned size,
             m_time += delay;
         // The literal loop reads again at m_time, m_time + per, ...; every read issued before
         // `until` returns v, so keeps it looping. Count them without transactions, waiting in
-        // SystemC time for the promise to break, but the last: it is issued for real at its time, so
-        // that it takes its place among other initiators' accesses of that time. Only when every
-        // such read ends by its own cost, not later by the target's latency.
+        // SystemC time for the promise to break or an interrupt to come, but the last: it is issued
+        // for real at its time, so that it takes its place among other initiators' accesses of that
+        // time. Only when every such read ends by its own cost, not later by the target's latency.
         if (!promise.valid || target_bound || m_time >= promise.until || per == SC_ZERO_TIME ||
             read_part < promise.latency)
             continue;
@@ -212,37 +455,59 @@ core::poll_result core::poll(std::uint64_t addr, unsigned size,
         if (n != ~std::uint64_t(0)) --n; // the last read before `until` (or the limit) is real
         if (n == 0) continue;
         if (promise.broken_already()) continue; // another initiator's access right after this read
+        const bool interruptible = m_irq_enabled && m_hardirq_depth == 0 && g_interrupts && exposed();
+        if (interruptible && g_interrupts->pending(*this)) continue; // taken before the next read
         // In the waves, the span rises at the first counted read (a method writes it: no sync here,
         // which could miss the promise breaking before the core's time).
         if (m_traced) {
             m_poll_rise = true;
             m_poll_ev.notify(m_time - sc_time_stamp());
         }
-        // The reads before the promise broke returned v; one issued at that very time did if it came
-        // first: an input change comes before every access of its time, accesses go by initiator id.
+        // The reads issued before the present came first. One issued at this very instant came first
+        // too if an interrupt woke us (the literal loop issues it before it can see one raised now),
+        // or if another initiator's access broke the promise and that initiator comes after us by id;
+        // not if an input change or an earlier initiator broke it.
         auto counted_until_now = [&]() -> std::uint64_t {
             const std::uint64_t t = sc_time_stamp().value();
             if (t < start) return 0;
             std::uint64_t c = (t - start + p - 1) / p; // issued strictly before t
-            const read_promise::break_cause* why = promise.cause;
-            const bool mine_first = why && why->when == sc_time_stamp() && why->by_access && m_id < why->initiator;
-            if ((t - start) % p == 0 && mine_first) ++c;
+            if ((t - start) % p == 0) {
+                bool mine_first = true;
+                if (promise.broken_already()) {
+                    const read_promise::break_cause* why = promise.cause;
+                    mine_first = why && why->when == sc_time_stamp() && why->by_access && m_id < why->initiator;
+                }
+                if (mine_first)
+                    ++c;
+                else
+                    m_skip_irq_check_at = sc_time_stamp(); // that read is issued for real, first
+            }
             return c;
         };
         if (n == ~std::uint64_t(0)) {
-            wait(*promise.broken); // no limit and no change by itself: only an access or input ends it
+            // No limit and no change by itself: only an access, an input or an interrupt ends it.
+            if (interruptible)
+                wait(*promise.broken | m_interrupt);
+            else
+                wait(*promise.broken);
             n = counted_until_now();
         } else {
-            // Wait until the real read's time (the one after the last counted), or the break.
+            // Wait until the real read's time (the one after the last counted), the break, or an
+            // interrupt.
             const sc_time real = sc_time::from_value(start + n * p);
-            if (real > sc_time_stamp()) wait(real - sc_time_stamp(), *promise.broken);
-            if (promise.broken_already()) n = std::min(n, counted_until_now());
+            if (real > sc_time_stamp()) {
+                if (interruptible)
+                    wait(real - sc_time_stamp(), *promise.broken | m_interrupt);
+                else
+                    wait(real - sc_time_stamp(), *promise.broken);
+            }
+            if (sc_time_stamp() < real) n = std::min(n, counted_until_now());
         }
         g_current = this;
-        m_task->mmio_reads += n;
+        stats_of_current().mmio_reads += n;
         reads += n;
         m_time = sc_time::from_value(start + n * p); // each counted read was followed by the wait
-        if (relaxing) m_task->relax += n;
+        if (relaxing) stats_of_current().relax += n;
         if (m_traced) {
             if (n == 0) {
                 m_poll_ev.cancel(); // broken before the first counted read: no span
@@ -265,7 +530,7 @@ void core::write(std::uint64_t addr, std::uint32_t value, unsigned size) {
     tx.set_streaming_width(size);
     tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     (void)transport(tx);
-    if (m_task) ++m_task->mmio_writes;
+    ++stats_of_current().mmio_writes;
 }
 
 bool core::irq_disable() {
@@ -280,7 +545,7 @@ bool core::irq_disable() {
 }
 
 void core::irq_restore(bool enabled) {
-    if (enabled && !m_irq_enabled) {
+    if (enabled && !m_irq_enabled && m_hardirq_depth == 0) {
         sync();
         const sc_time len = sc_time_stamp() - m_irq_off_since;
         m_core_stats.irq_off_total += len;
@@ -288,6 +553,7 @@ void core::irq_restore(bool enabled) {
         ++m_core_stats.irq_off_windows;
         m_irq_enabled = true;
         irqs_off.write(false);
+        // An interrupt that came meanwhile is taken at this instant: at the next sync, from now.
     }
 }
 

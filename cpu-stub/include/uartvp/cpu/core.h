@@ -3,17 +3,32 @@
 // API of <uartvp/cpu/kernel.h>); every register access is a TLM-2.0 transaction at the core's own
 // time, and everything else the software does costs time from the timing profile.
 //
-// Time: the core keeps its own time, ahead of SystemC time (temporal decoupling), and hands the
-// difference to the target with each access, which synchronises; an access reaches the device at the
-// time it is issued and the core continues after the region's access cost.
+// Tasks: each task is bound to one core and runs in a SystemC thread of its own; a core runs one task at
+// a time, the best runnable one (lower nice first, first come first served within a level). A task gives
+// the core up only when it ends, sleeps, blocks or calls schedule() (cond_resched() when a better task
+// is runnable); interrupts interrupt it without a task switch. With nothing runnable the core idles.
+//
+// Time: the core keeps its own time, ahead of SystemC time (temporal decoupling), and lets SystemC time
+// catch up (synchronises) before every bus access and before everything another core or a device could
+// observe: an access reaches the device at the time it is issued; the core continues after the access
+// cost from the profile (or when the device answers, if later).
+//
+// Interrupts: an interrupt (a device line routed here and requested, an IPI, irq_work) is taken at the
+// time it is raised if the core has IRQs enabled then, else when it enables them. Synchronising towards
+// a time T with IRQs enabled, the core takes a pending interrupt first and is woken by a new one: its
+// handler runs from that instant, and the work the core had done ahead (up to T) resumes after the
+// handler, shifted by its length. An interrupt raised at the very instant the core reaches T is taken at
+// its next synchronisation, after the action due at T (a bus access issued at T comes first).
 //
 // Polling loops (`while (readl(FR) & BUSY) cpu_relax();`, written with kapi::spin_while) run as one
 // operation in fast mode: a target that promises how long the value read will hold
 // (uartvp::read_promise) lets the core count the reads that fall before then without transactions,
-// waiting once in SystemC time for the promise to hold or break. Reads, values and end time are those
-// of the literal loop, which reference mode executes read by read.
+// waiting once in SystemC time for the promise to hold, break or an interrupt to come. Reads, values,
+// interrupts and end time are those of the literal loop, which reference mode executes read by read.
 #include <cstdint>
+#include <deque>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,25 +41,45 @@
 
 namespace uartvp::cpu {
 
+class core;
+struct task;
+
 // What a task did, for results and for tests.
 struct task_stats {
     std::string name;
+    unsigned cpu = 0;
     std::uint64_t mmio_reads = 0, mmio_writes = 0;
     std::uint64_t relax = 0; // cpu_relax() calls: iterations of polling loops that had to wait
     sc_core::sc_time start, end;
+    sc_core::sc_time cpu_time; // time the task held its core (interrupts taken meanwhile included)
 };
 
 struct core_stats {
     sc_core::sc_time irq_off_total, irq_off_max;
     std::uint64_t irq_off_windows = 0;
+    sc_core::sc_time hardirq;  // time in hard-IRQ context (entry and exit costs included)
+    sc_core::sc_time busy;     // time not idle
+    std::uint64_t interrupts = 0;
+};
+
+// What the core needs from the rest of the kernel model (the interrupt controller, IPIs, irq_work):
+// whether an interrupt is pending for it, and running it. Installed by <uartvp/cpu/irq.h>.
+struct interrupt_source {
+    virtual ~interrupt_source() = default;
+    // Something is pending for `c` (a line, an IPI, irq_work) that it would take with IRQs enabled.
+    virtual bool pending(const core& c) const = 0;
+    // Runs one pending interrupt's handlers on `c`, in hard-IRQ context (entry/exit costs are the core's).
+    virtual void handle(core& c) = 0;
 };
 
 class core : public sc_core::sc_module {
 public:
     tlm_utils::simple_initiator_socket<core, 32> bus;
-    // Observation for waves: the task running (index into tasks(), -1 idle), IRQs off.
-    sc_core::sc_signal<int> running_task;
-    sc_core::sc_signal<bool> irqs_off;
+    // Observation for waves: the task running (index into tasks(), -1 idle), IRQs off, in hard IRQ.
+    // Written by whichever of the core's threads (a task's, the idle loop) holds the core, possibly twice in one delta (a task that ends at once): the last write wins.
+    sc_core::sc_signal<int, sc_core::SC_UNCHECKED_WRITERS> running_task;
+    sc_core::sc_signal<bool, sc_core::SC_UNCHECKED_WRITERS> irqs_off;
+    sc_core::sc_signal<bool, sc_core::SC_UNCHECKED_WRITERS> in_hardirq;
     // Bus activity, driven only once trace() was called: the address of each access with a read or
     // write strobe held for the access's cost, and the spans in which a polling loop ran as one
     // operation, with the number of reads it stood for.
@@ -54,24 +89,31 @@ public:
     sc_core::sc_signal<std::uint64_t> poll_reads;
 
     core(const sc_core::sc_module_name& name, unsigned id, const timing_profile& timing);
+    ~core() override;
     const char* kind() const override { return "uartvp::cpu::core"; }
 
-    // Queue a task; tasks run to completion in the order added (a boot task, then what follows it).
+    // Queue a task with nice 0; tasks of one level run in the order added (a boot task, then what
+    // follows it), each to completion unless it sleeps or yields.
     void add_task(std::string name, std::function<void()> body);
-    const std::vector<task_stats>& tasks() const { return m_stats; }
+    // A task of any nice level, bound to this core; runnable at once (during elaboration: from the
+    // start of the simulation). Returns it (it lives as long as the core).
+    task& create_task(std::string name, std::function<void()> body, int nice = 0);
+    const std::deque<task_stats>& tasks() const { return m_stats; }
     const core_stats& stats() const { return m_core_stats; }
     unsigned id() const { return m_id; }
     const timing_profile& timing() const { return m_timing; }
-    // Fires when the last queued task has finished.
+    // Fires when the core runs out of tasks (every task added has ended and none is runnable).
     const sc_core::sc_event& idle_event() const { return m_idle; }
-    bool idle() const { return m_done; }
+    bool idle() const;
     // Adds the task, IRQs-off and bus signals to a trace file and starts driving the bus signals.
     void trace(sc_core::sc_trace_file* tf, const std::string& prefix);
     // Starts driving the bus signals (otherwise they cost nothing).
     void observe_bus() { m_traced = true; }
 
-    // The core whose task is executing (the kernel API acts on it).
+    // The core whose task (or interrupt handler) is executing: the kernel API acts on it.
     static core& current();
+    // Every core, by id (the kernel model's view of the machine).
+    static const std::vector<core*>& all();
 
     // Fast mode (the default): polling loops with promised values run as one operation.
     void set_collapse_polls(bool on) { m_collapse = on; }
@@ -101,31 +143,64 @@ public:
     bool irq_disable();
     void irq_restore(bool enabled);
     bool irqs_enabled() const { return m_irq_enabled; }
+    bool in_interrupt() const { return m_hardirq_depth > 0; }
     // The core's own time (never behind SystemC time).
     sc_core::sc_time local_time() const { return m_time; }
+    // Let SystemC time catch up with the core's time, taking interrupts on the way (see above).
     void sync();
+    // Waits in SystemC time for `ev` (or until `until`, if given), interruptible like sync(); the
+    // core's time is then the present. For spinning and sleeping primitives.
+    void wait_for(const sc_core::sc_event& ev, const sc_core::sc_time& until = sc_core::sc_max_time());
+
+    // ---- scheduler (used by <uartvp/cpu/sched.h>)
+    task* current_task() const { return m_current; }
+    void make_runnable(task& t); // from any core or process, at the present time
+    // The current task gives the core up: it stays runnable (schedule) or blocks until woken.
+    void schedule(bool block);
+    bool better_task_runnable() const;
+    // The interrupt sources (the controller installs itself); the entry/exit costs of an interrupt.
+    static void set_interrupt_source(interrupt_source* s);
+    void notify_interrupt(); // something became pending for this core: wake it if it waits
+    sc_core::sc_time irq_entry_cost = sc_core::SC_ZERO_TIME, irq_exit_cost = sc_core::SC_ZERO_TIME;
+    // Whether an interrupt can ever come to this core (false: synchronise without watching for one).
+    bool exposed() const;
 
 private:
-    void run();
+    friend struct task;
+    void idle_loop();
+    void task_main(task& t);
+    void switch_to(task* next);
+    void take_interrupts();
+    void advance_to(const sc_core::sc_time& t);
     void strobe();
     void poll_span();
     void show_access(std::uint64_t addr, bool write, const sc_core::sc_time& cost);
     // Returns true if the target's own delay, not the profile's cost, decided when the access ended.
     bool transport(tlm::tlm_generic_payload& tx);
     std::uint32_t read(std::uint64_t addr, unsigned size, read_promise* promise, bool* target_bound);
+    task_stats& stats_of_current();
+    void account_switch(task* from, task* to);
 
     unsigned m_id;
     timing_profile m_timing;
     sc_core::sc_time m_time;
     bool m_collapse = true;
     std::uint64_t m_transactions = 0;
-    std::vector<std::function<void()>> m_bodies;
-    std::vector<task_stats> m_stats;
-    task_stats* m_task = nullptr;
+    std::vector<std::unique_ptr<task>> m_all_tasks;
+    std::deque<task_stats> m_stats;
+    std::deque<task*> m_runnable;
+    task* m_current = nullptr;
+    std::uint64_t m_seq = 0;
+    task_stats m_idle_stats; // accesses made by handlers that interrupted the idle core
     core_stats m_core_stats;
     bool m_irq_enabled = true;
+    unsigned m_hardirq_depth = 0;
     sc_core::sc_time m_irq_off_since;
-    sc_core::sc_event m_idle;
+    sc_core::sc_time m_busy_since;
+    bool m_busy = false;
+    sc_core::sc_event m_idle, m_wake_idle, m_interrupt;
+    bool m_idle_waiting = false;
+    sc_core::sc_time m_skip_irq_check_at = sc_core::sc_max_time();
     bool m_traced = false;
     // The access the strobe method shows next (it alone writes the bus signals).
     struct {
@@ -137,7 +212,23 @@ private:
     bool m_poll_rise = false;
     std::uint64_t m_poll_count = 0;
     sc_core::sc_event m_poll_ev;
-    bool m_done = false;
+};
+
+// A task bound to one core: a kthread, the boot task, a kworker.
+struct task {
+    std::string name;
+    core* cpu = nullptr;
+    int nice = 0;
+    std::function<void()> body;
+    enum class state { runnable, running, blocked, dead } st = state::runnable;
+    std::uint64_t seq = 0;     // first come first served within a nice level
+    std::size_t index = 0;     // into core::tasks()
+    bool should_stop = false;  // kthread_stop() asked
+    bool woken = false;        // a wake-up came while it was about to block
+    sc_core::sc_event resume;  // the core hands itself to this task
+    sc_core::sc_event exited;
+    bool go = false;
+    sc_core::sc_time on_cpu_since;
 };
 
 // A bus error on a driver's access is a bug in the platform or the driver: it stops the run.
