@@ -15,6 +15,10 @@
 // nothing but counters (k <= `ev_ticks`): they count into a bit, or end a bit whose successor puts the
 // same level on TXD, or count towards the receiver's next sample point or the receive timeout.
 //
+// Written in the SystemVerilog that Verilator, Yosys 0.23 and Icarus Verilog 11 all read
+// (testbench/tests/rtl_open_tools.sh checks the latter two): functions assign their result to their
+// name (no `return`), always_comb blocks read whole signals, not constant bit-selects.
+//
 // Choices where the TRM leaves room (the README lists them too):
 // - Receiver: a low RXD seen on a Baud16 enable while idle starts a character; 8 enables later it must
 //   still be low (else it was a glitch), then every bit is sampled 16 enables after the previous one.
@@ -125,17 +129,15 @@ module pl011 #(
     logic [3:0] rsr;  // FE, PE, BE, OE
 
     wire acc_wr = sel && write;
-    function automatic logic [31:0] merge(input logic [31:0] old, input logic [31:0] nw,
-                                          input logic [3:0] lanes);
-        for (int i = 0; i < 4; i++) if (lanes[i]) old[8*i+:8] = nw[8*i+:8];
-        return old;
-    endfunction
-    // Merged write data; the upper lanes hold no register bits.
+    // Merged write data: the written byte lanes from `wdata`, the others from the register; the upper
+    // lanes hold no register bits. (A mask, not a function that assigns to its input: Yosys 0.23 reads
+    // such a function called with a constant argument as returning that constant.)
+    wire [31:0] lanes = {{8{strb[3]}}, {8{strb[2]}}, {8{strb[1]}}, {8{strb[0]}}};
     /* verilator lint_off UNUSEDSIGNAL */
-    wire [31:0] w_cr = merge({16'b0, cr}, wdata, strb);
-    wire [31:0] w_ibrd = merge({16'b0, ibrd}, wdata, strb);
-    wire [31:0] w_imsc = merge({21'b0, imsc}, wdata, strb);
-    wire [31:0] w_icr = merge(32'b0, wdata, strb);
+    wire [31:0] w_cr = ({16'b0, cr} & ~lanes) | (wdata & lanes);
+    wire [31:0] w_ibrd = ({16'b0, ibrd} & ~lanes) | (wdata & lanes);
+    wire [31:0] w_imsc = ({21'b0, imsc} & ~lanes) | (wdata & lanes);
+    wire [31:0] w_icr = wdata & lanes;
     /* verilator lint_on UNUSEDSIGNAL */
 
     // Input synchronisers: two flops, as on the PrimeCell.
@@ -180,11 +182,11 @@ module pl011 #(
     // Trigger levels from IFLS; codes 5..7 are reserved and act as 7/8.
     function automatic logic [LW-1:0] fifo_level(input logic [2:0] code);
         case (code)
-            3'd0: return LW'(FIFO_DEPTH / 8);
-            3'd1: return LW'(FIFO_DEPTH / 4);
-            3'd2: return LW'(FIFO_DEPTH / 2);
-            3'd3: return LW'(FIFO_DEPTH * 3 / 4);
-            default: return LW'(FIFO_DEPTH * 7 / 8);
+            3'd0: fifo_level = LW'(FIFO_DEPTH / 8);
+            3'd1: fifo_level = LW'(FIFO_DEPTH / 4);
+            3'd2: fifo_level = LW'(FIFO_DEPTH / 2);
+            3'd3: fifo_level = LW'(FIFO_DEPTH * 3 / 4);
+            default: fifo_level = LW'(FIFO_DEPTH * 7 / 8);
         endcase
     endfunction
     // In character mode the RX level is "holding register full".
@@ -244,12 +246,14 @@ module pl011 #(
     wire tx_parity = lcrh[SPS] ? !lcrh[EPS] : (^tx_data) ^ !lcrh[EPS];
     wire [3:0] n_data = 4'd5 + {2'b0, wlen};
     // LSB first: start, 5..8 data bits, optional parity, then ones (the stop bits).
+    // (PEN as a wire of its own: Icarus Verilog 11 does not take constant bit-selects in always_comb.)
+    wire tx_pen = lcrh[PEN];
     logic [11:0] tx_frame;
     always_comb begin
         tx_frame = '1;
         tx_frame[0] = 1'b0;
         for (int i = 0; i < 8; i++) if (4'(i) < n_data) tx_frame[i+1] = tx_data[i];
-        if (lcrh[PEN]) tx_frame[n_data+1] = tx_parity;
+        if (tx_pen) tx_frame[n_data+1] = tx_parity;
     end
     wire [3:0] tx_nbits = 4'd7 + {2'b0, wlen} + {3'b0, lcrh[PEN]} + {3'b0, lcrh[STP2]};
     // The enable this edge stands for is the nt-th. The ones before it counted into bits and ended
@@ -534,7 +538,7 @@ module pl011 #(
         logic [9:0] m;
         m = a < b ? a : b;
         m = m < c ? m : c;
-        return m > 10'd255 ? 8'd255 : m[7:0];
+        nearest = m > 10'd255 ? 8'd255 : m[7:0];
     endfunction
     assign ev_ticks = !run ? 8'd0 : nearest(tx_ev, rx_ev, rt_ev);
     assign reg_ticks = !run ? 8'd0 : nearest(tx_reg, rx_reg, rt_ev);

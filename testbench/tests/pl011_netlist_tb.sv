@@ -1,0 +1,248 @@
+// Runs the PL011 RTL (`pl011`) and Yosys's synthesized netlist of it (`pl011_netlist`, same FIFO depth)
+// side by side on the same pseudo-random stimulus and compares every output on every cycle. Built by
+// rtl_open_tools.sh for Icarus Verilog; prints one line, "PASS ..." or "FAIL ...".
+//
+// The stimulus is register traffic biased to the register map, with small divisors so that characters
+// are short, in phases of a few thousand cycles: RXD from noise, from an idle line or from TXD itself
+// (well-formed frames); DR read often (RX drained) or never (RX fills up, overruns, timeouts); Baud16
+// enables skipped often or seldom. Modem lines, DMA clears and resets change now and then; fast_fwd and
+// skip_ticks take legal values from the RTL's b16_wait and ev_ticks. Coverage counts at the end fail the
+// run if the stimulus stopped reaching full FIFOs, overruns, timeouts, interrupts and both skip inputs.
+module pl011_netlist_tb;
+    parameter integer FIFO_DEPTH = 32;
+    parameter integer CYCLES = 40000;
+    parameter integer SEED = 1;
+
+    reg clk = 1'b0, rst_n = 1'b0;
+    reg sel = 1'b0, write = 1'b0;
+    reg [9:0] addr = 10'd0;
+    reg [3:0] strb = 4'd0;
+    reg [31:0] wdata = 32'd0;
+    reg rxd = 1'b1, ncts = 1'b1, ndsr = 1'b1, ndcd = 1'b1, nri = 1'b1;
+    reg txdmaclr = 1'b0, rxdmaclr = 1'b0;
+    reg [16:0] fast_fwd = 17'd0;
+    reg [7:0] skip_ticks = 8'd0;
+
+    // Every output, in port order: {rdata, rd_err, wr_err, txd, nrts, ndtr, nout1, nout2, intr,
+    // txdmasreq, txdmabreq, rxdmasreq, rxdmabreq, tx_level, rx_level, flags, b16_wait, b16_acc, baud_div,
+    // ev_ticks, reg_ticks, synced, quiet}.
+    localparam integer OW = 128;
+    wire [OW-1:0] o_rtl, o_net;
+
+`define PL011_PORTS(o) \
+        .clk(clk), .rst_n(rst_n), .sel(sel), .write(write), .addr(addr), .strb(strb), .wdata(wdata), \
+        .rdata(o[127:96]), .rd_err(o[95]), .wr_err(o[94]), .txd(o[93]), .rxd(rxd), .ncts(ncts), \
+        .ndsr(ndsr), .ndcd(ndcd), .nri(nri), .nrts(o[92]), .ndtr(o[91]), .nout1(o[90]), .nout2(o[89]), \
+        .intr(o[88]), .txdmasreq(o[87]), .txdmabreq(o[86]), .rxdmasreq(o[85]), .rxdmabreq(o[84]), \
+        .txdmaclr(txdmaclr), .rxdmaclr(rxdmaclr), .tx_level(o[83:78]), .rx_level(o[77:72]), \
+        .flags(o[71:63]), .fast_fwd(fast_fwd), .skip_ticks(skip_ticks), .b16_wait(o[62:46]), \
+        .b16_acc(o[45:40]), .baud_div(o[39:18]), .ev_ticks(o[17:10]), .reg_ticks(o[9:2]), \
+        .synced(o[1]), .quiet(o[0])
+
+    pl011 #(.FIFO_DEPTH(FIFO_DEPTH)) u_rtl (`PL011_PORTS(o_rtl));
+    pl011_netlist u_net (`PL011_PORTS(o_net));
+
+    wire txd_rtl = o_rtl[93];
+    wire intr_rtl = o_rtl[88];
+    wire [5:0] tx_level_rtl = o_rtl[83:78], rx_level_rtl = o_rtl[77:72];
+    wire [16:0] b16_wait_rtl = o_rtl[62:46];
+    wire [7:0] ev_ticks_rtl = o_rtl[17:10];
+    wire quiet_rtl = o_rtl[0];
+
+    integer cycle, r, x;
+    // the phase
+    integer phase = 0;   // the phases take every RXD mode with and without draining, in turn
+    integer phase_left;  // cycles left in it
+    integer rx_mode;     // 0: noise, 1: idle high, 2: TXD looped back outside the UART
+    integer drain;       // DR read (else FR instead)
+    integer skip_rate;   // skip (or fast-forward) on one free cycle in 2**skip_rate
+    integer rx_hold;     // cycles left before the noise changes RXD
+    reg txd_d = 1'b1;
+    // coverage
+    integer txd_edges = 0, rx_full_cycles = 0, tx_full_cycles = 0, rt_irqs = 0, overruns = 0;
+    integer intr_cycles = 0, quiet_cycles = 0, skips = 0, fwds = 0, accesses = 0, resets = 0;
+
+    // xorshift32: the same sequence in every simulator ($random's is Icarus's own).
+    reg [31:0] rng_state = SEED;
+    function [31:0] rnd();
+        begin
+            rng_state = rng_state ^ (rng_state << 13);
+            rng_state = rng_state ^ (rng_state >> 17);
+            rng_state = rng_state ^ (rng_state << 5);
+            rnd = rng_state;
+        end
+    endfunction
+
+    // Bit-exact where the RTL output is known; an unknown RTL bit (a FIFO entry never written, seen
+    // through a read) may be anything in the netlist.
+    function integer differs(input [OW-1:0] a, input [OW-1:0] b);
+        integer i;
+        begin
+            differs = 0;
+            for (i = 0; i < OW; i = i + 1)
+                if ((a[i] === 1'b0 || a[i] === 1'b1) && a[i] !== b[i]) differs = 1;
+        end
+    endfunction
+
+    function [9:0] pick_addr(input integer v);
+        begin
+            case (v % 24)
+                0, 1, 2, 3, 4, 5: pick_addr = 10'h000;  // DR, read and written most
+                6: pick_addr = 10'h001;
+                7: pick_addr = 10'h006;
+                8: pick_addr = 10'h008;
+                9: pick_addr = 10'h009;
+                10: pick_addr = 10'h00A;
+                11: pick_addr = 10'h00B;
+                12: pick_addr = 10'h00C;
+                13: pick_addr = 10'h00D;
+                14: pick_addr = 10'h00E;
+                15: pick_addr = 10'h00F;
+                16: pick_addr = 10'h010;
+                17: pick_addr = 10'h011;
+                18: pick_addr = 10'h012;
+                19: pick_addr = 10'h3F8 + (v / 24) % 8;  // the ID registers
+                20: pick_addr = (v / 24) % 1024;       // anywhere
+                default: pick_addr = 10'h006;
+            endcase
+        end
+    endfunction
+
+    // Data worth writing to `a`: small divisors, a working UART most of the time.
+    function [31:0] pick_data(input [9:0] a, input integer v, input integer w);
+        begin
+            case (a)
+                // IBRD: mostly 1, else up to 4, rarely up to 63 (where fast_fwd has room)
+                10'h009: pick_data = (w % 16 == 0) ? v & 32'h3F : (w % 8 < 5) ? 1 : (w % 4) + 1;
+                10'h00B: pick_data = (w % 8 == 0) ? v : (v & 32'hEE) | 32'h10;  // LCR_H: FEN, no BRK
+                // CR: on, TXE, RXE; no LBE, no CTSEN
+                10'h00C: pick_data = (w % 8 == 0) ? v : (v & 32'h7F00) | 32'h0301;
+                10'h011: pick_data = (w % 2 == 0) ? 32'h7FF : v;                   // ICR
+                default: pick_data = v;
+            endcase
+        end
+    endfunction
+
+    task configure(input [9:0] a, input [31:0] d);
+        begin
+            @(negedge clk);
+            sel = 1'b1;
+            write = 1'b1;
+            addr = a;
+            strb = 4'hF;
+            wdata = d;
+            @(negedge clk);
+            sel = 1'b0;
+            write = 1'b0;
+        end
+    endtask
+
+    always #5 clk = !clk;
+
+    // Compare at each rising edge, before it takes effect: this cycle's inputs and outputs have settled.
+    always @(posedge clk) begin
+        if (o_rtl !== o_net && differs(o_rtl, o_net)) begin
+            $display("FAIL depth %0d cycle %0d (rst_n %b sel %b write %b addr %h strb %h wdata %h fast_fwd %0d skip_ticks %0d): rtl %h netlist %h (xor %h)",
+                     FIFO_DEPTH, cycle, rst_n, sel, write, addr, strb, wdata, fast_fwd, skip_ticks, o_rtl,
+                     o_net, o_rtl ^ o_net);
+            $finish;
+        end
+    end
+
+    initial begin
+        cycle = 0;
+        phase_left = 0;
+        rx_hold = 0;
+        repeat (3) @(negedge clk);
+        rst_n = 1'b1;
+        // A working UART to start from: divisor 1, 8N1 with FIFOs, every interrupt.
+        configure(10'h009, 32'd1);
+        configure(10'h00A, 32'd21);
+        configure(10'h00B, 32'h70);
+        configure(10'h00E, 32'h7FF);
+        configure(10'h00C, 32'h0301);
+        while (cycle < CYCLES) begin
+            @(negedge clk);
+            cycle = cycle + 1;
+            if (phase_left == 0) begin
+                x = rnd() & 32'h7FFFFFFF;
+                rx_mode = phase % 3;
+                drain = (phase / 3) % 2 == 0;
+                skip_rate = drain ? x % 4 : 0;  // filling the RX FIFO takes many characters: hurry
+                phase_left = 3000 + (x / 4) % 4000;
+                phase = phase + 1;
+            end
+            phase_left = phase_left - 1;
+            // Register port: an access on one cycle in four.
+            r = rnd();
+            x = r[30:9];
+            sel = r[1:0] == 2'd0;
+            if (sel) begin
+                accesses = accesses + 1;
+                write = r[8];
+                addr = pick_addr(x);
+                if (!write && addr == 10'h000 && !drain) addr = 10'h006;
+                r = rnd();
+                strb = r[1:0] == 2'd0 ? r[5:2] : 4'hF;  // partial writes too
+                wdata = pick_data(addr, rnd(), x / 7);
+            end
+            case (rx_mode)
+                0: begin
+                    if (rx_hold == 0) begin
+                        rxd = !rxd;
+                        rx_hold = 1 + (rnd() & 32'h3F);
+                    end
+                    rx_hold = rx_hold - 1;
+                end
+                1: rxd = 1'b1;
+                default: rxd = txd_d;
+            endcase
+            txd_d = txd_rtl;
+            r = rnd();
+            if (r[9:0] == 10'd0) {ncts, ndsr, ndcd, nri} = r[13:10];
+            if (r[23:12] == 12'd0) {txdmaclr, rxdmaclr} = r[31:30];
+            // Time skipping, within what the RTL allows: fewer divider edges than remain to the next
+            // Baud16 enable, or at most ev_ticks enables at once.
+            r = rnd();
+            fast_fwd = 17'd0;
+            skip_ticks = 8'd0;
+            if (!sel && (r & ((1 << skip_rate) - 1)) == 0) begin
+                if (r[31] && b16_wait_rtl > 17'd1) begin
+                    fast_fwd = 17'd1 + (r[30:8] % (b16_wait_rtl - 17'd1));
+                    fwds = fwds + 1;
+                end else if (ev_ticks_rtl != 8'd0) begin
+                    skip_ticks = 8'd1 + (r[30:8] % ev_ticks_rtl);
+                    skips = skips + 1;
+                end
+            end
+            rst_n = (rnd() & 32'h3FFF) != 0;
+            if (!rst_n) resets = resets + 1;
+        end
+        @(negedge clk);
+        if (txd_edges < CYCLES / 50 || rx_full_cycles < CYCLES / 100 || tx_full_cycles < CYCLES / 100
+            || overruns < 2 || rt_irqs < 2 || intr_cycles < CYCLES / 10 || quiet_cycles < CYCLES / 100
+            || skips < CYCLES / 100 || fwds < CYCLES / 100 || resets < 1)
+            $write("FAIL (stimulus too weak)");
+        else
+            $write("PASS");
+        $display(" depth %0d: %0d cycles, %0d accesses, %0d resets, %0d TXD edges, %0d cycles RX full, %0d TX full, %0d overruns, %0d RT, %0d intr cycles, %0d quiet, %0d skips, %0d fast-forwards",
+                 FIFO_DEPTH, cycle, accesses, resets, txd_edges, rx_full_cycles, tx_full_cycles, overruns,
+                 rt_irqs, intr_cycles, quiet_cycles, skips, fwds);
+        $finish;
+    end
+
+    // Coverage, from the RTL's outputs (and its RIS, for the events).
+    reg txd_prev = 1'b1, rti_prev = 1'b0, oe_prev = 1'b0;
+    always @(posedge clk) begin
+        if (txd_rtl !== txd_prev) txd_edges = txd_edges + 1;
+        txd_prev = txd_rtl;
+        if (rx_level_rtl == FIFO_DEPTH) rx_full_cycles = rx_full_cycles + 1;
+        if (tx_level_rtl == FIFO_DEPTH) tx_full_cycles = tx_full_cycles + 1;
+        if (intr_rtl === 1'b1) intr_cycles = intr_cycles + 1;
+        if (quiet_rtl === 1'b1) quiet_cycles = quiet_cycles + 1;
+        if (u_rtl.ris[6] === 1'b1 && !rti_prev) rt_irqs = rt_irqs + 1;
+        rti_prev = u_rtl.ris[6] === 1'b1;
+        if (u_rtl.ris[10] === 1'b1 && !oe_prev) overruns = overruns + 1;
+        oe_prev = u_rtl.ris[10] === 1'b1;
+    end
+endmodule
