@@ -14,7 +14,6 @@ using namespace sc_core;
 namespace {
 core* g_current = nullptr;
 std::vector<core*> g_cores;
-interrupt_source* g_interrupts = nullptr;
 } // namespace
 
 core& core::current() {
@@ -24,10 +23,6 @@ core& core::current() {
 
 const std::vector<core*>& core::all() {
     return g_cores;
-}
-
-void core::set_interrupt_source(interrupt_source* s) {
-    g_interrupts = s;
 }
 
 core::core(const sc_module_name& name, unsigned id, const timing_profile& timing)
@@ -256,7 +251,7 @@ void core::idle_loop() {
         }
         m_idle.notify(SC_ZERO_TIME);
         m_idle_waiting = true;
-        if (m_irq_enabled && g_interrupts && g_interrupts->pending(*this)) {
+        if (m_irq_enabled && m_source && m_source->pending(*this)) {
             m_idle_waiting = false;
             take_interrupts();
             continue;
@@ -264,7 +259,7 @@ void core::idle_loop() {
         wait(m_wake_idle | m_interrupt);
         m_idle_waiting = false;
         if (m_time < sc_time_stamp()) m_time = sc_time_stamp();
-        if (m_irq_enabled && g_interrupts && g_interrupts->pending(*this)) {
+        if (m_irq_enabled && m_source && m_source->pending(*this)) {
             if (!m_busy) {
                 m_busy = true;
                 m_busy_since = m_time;
@@ -277,7 +272,7 @@ void core::idle_loop() {
 // ---- time and interrupts
 
 bool core::exposed() const {
-    return g_interrupts != nullptr;
+    return m_source != nullptr;
 }
 
 void core::notify_interrupt() {
@@ -286,14 +281,14 @@ void core::notify_interrupt() {
 
 // Runs the pending interrupts one after the other, from the core's time (the present).
 void core::take_interrupts() {
-    while (m_irq_enabled && m_hardirq_depth == 0 && g_interrupts && g_interrupts->pending(*this)) {
+    while (m_irq_enabled && m_hardirq_depth == 0 && m_source && m_source->pending(*this)) {
         const sc_time t0 = m_time;
         ++m_hardirq_depth;
         m_irq_enabled = false; // hard-IRQ context: not an IRQs-off window of the task's
         in_hardirq.write(true);
         m_time += irq_entry_cost;
         g_current = this;
-        g_interrupts->handle(*this);
+        m_source->handle(*this);
         m_time += irq_exit_cost;
         // The handler's end, in SystemC time: the waves' in_hardirq falls there.
         if (m_time > sc_time_stamp()) wait(m_time - sc_time_stamp());
@@ -309,8 +304,8 @@ void core::take_interrupts() {
 void core::sync() {
     for (;;) {
         const sc_time now = sc_time_stamp();
-        const bool can_take = m_irq_enabled && m_hardirq_depth == 0 && g_interrupts;
-        if (can_take && now != m_skip_irq_check_at && g_interrupts->pending(*this)) {
+        const bool can_take = m_irq_enabled && m_hardirq_depth == 0 && m_source;
+        if (can_take && now != m_skip_irq_check_at && m_source->pending(*this)) {
             // Taken now; the work done ahead resumes after the handler.
             const sc_time ahead = m_time - now;
             m_time = now;
@@ -334,7 +329,7 @@ void core::sync() {
 
 void core::wait_for(const sc_event& ev, const sc_time& until) {
     sync();
-    const bool can_take = m_irq_enabled && m_hardirq_depth == 0 && g_interrupts;
+    const bool can_take = m_irq_enabled && m_hardirq_depth == 0 && m_source;
     const sc_time now = sc_time_stamp();
     if (until == sc_max_time()) {
         if (can_take && exposed())
@@ -455,8 +450,8 @@ core::poll_result core::poll(std::uint64_t addr, unsigned size,
         if (n != ~std::uint64_t(0)) --n; // the last read before `until` (or the limit) is real
         if (n == 0) continue;
         if (promise.broken_already()) continue; // another initiator's access right after this read
-        const bool interruptible = m_irq_enabled && m_hardirq_depth == 0 && g_interrupts && exposed();
-        if (interruptible && g_interrupts->pending(*this)) continue; // taken before the next read
+        const bool interruptible = m_irq_enabled && m_hardirq_depth == 0 && m_source && exposed();
+        if (interruptible && m_source->pending(*this)) continue; // taken before the next read
         // In the waves, the span rises at the first counted read (a method writes it: no sync here,
         // which could miss the promise breaking before the core's time).
         if (m_traced) {

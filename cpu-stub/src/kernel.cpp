@@ -89,14 +89,32 @@ void local_irq_restore(irqflags flags) {
     core::current().irq_restore(flags);
 }
 
+namespace {
+sc_core::sc_event& lock_released() {
+    static sc_core::sc_event e("uartvp_spinlock_released"); // built at first use, in the simulation
+    return e;
+}
+} // namespace
+
 void spin_lock(spinlock& lock) {
-    // One core runs one task at a time and tasks run to completion: the lock is always free here.
-    if (lock.locked) throw std::logic_error("spinlock taken twice on one core: deadlock");
+    core& c = core::current();
+    c.sync(); // the lock is looked at in SystemC time, where the other cores' holds are
+    if (lock.locked && lock.owner == static_cast<int>(c.id()))
+        throw std::logic_error("spinlock taken twice on one core: deadlock");
+    while (lock.locked)
+        c.wait_for(lock_released()); // spinning: the core is busy, its IRQs as they are
     lock.locked = true;
+    lock.owner = static_cast<int>(c.id());
 }
 
 void spin_unlock(spinlock& lock) {
+    core& c = core::current();
+    if (lock.locked && lock.owner != static_cast<int>(c.id()))
+        throw std::logic_error("spinlock released by a core that does not hold it");
+    c.sync();
     lock.locked = false;
+    lock.owner = -1;
+    lock_released().notify();
 }
 
 void spin_lock_irqsave(spinlock& lock, irqflags& flags) {

@@ -158,8 +158,9 @@ public:
     // The current task gives the core up: it stays runnable (schedule) or blocks until woken.
     void schedule(bool block);
     bool better_task_runnable() const;
-    // The interrupt sources (the controller installs itself); the entry/exit costs of an interrupt.
-    static void set_interrupt_source(interrupt_source* s);
+    // The interrupt sources (the machine installs itself); the entry/exit costs of an interrupt.
+    void set_interrupt_source(interrupt_source* s) { m_source = s; }
+    interrupt_source* interrupts() const { return m_source; }
     void notify_interrupt(); // something became pending for this core: wake it if it waits
     sc_core::sc_time irq_entry_cost = sc_core::SC_ZERO_TIME, irq_exit_cost = sc_core::SC_ZERO_TIME;
     // Whether an interrupt can ever come to this core (false: synchronise without watching for one).
@@ -182,6 +183,7 @@ private:
     void account_switch(task* from, task* to);
 
     unsigned m_id;
+    interrupt_source* m_source = nullptr;
     timing_profile m_timing;
     sc_core::sc_time m_time;
     bool m_collapse = true;
@@ -225,6 +227,7 @@ struct task {
     std::size_t index = 0;     // into core::tasks()
     bool should_stop = false;  // kthread_stop() asked
     bool woken = false;        // a wake-up came while it was about to block
+    int preempt_count = 0;     // preempt_disable() depth: no cond_resched() switch while > 0
     sc_core::sc_event resume;  // the core hands itself to this task
     sc_core::sc_event exited;
     bool go = false;

@@ -4,6 +4,10 @@
 // timing profile; register accessors are TLM transactions.
 #include <cstdint>
 #include <functional>
+#include <string>
+#include <vector>
+
+#include <uartvp/cpu/machine.h>
 
 namespace uartvp::kapi {
 
@@ -62,12 +66,98 @@ using irqflags = bool;
 void local_irq_save(irqflags& flags);
 void local_irq_restore(irqflags flags);
 
+// A spinlock shared by the cores: a contended lock costs spinning time (with IRQs as they are: spinning
+// with IRQs off counts as IRQs off); taking a lock its own core holds is a deadlock (an error).
 struct spinlock {
     bool locked = false;
+    int owner = -1; // the core holding it
 };
 void spin_lock(spinlock& lock);
 void spin_unlock(spinlock& lock);
 void spin_lock_irqsave(spinlock& lock, irqflags& flags);
 void spin_unlock_irqrestore(spinlock& lock, irqflags flags);
+
+// ---- The kernel model (<uartvp/cpu/machine.h> must exist for these): tasks, time, interrupts, IPIs.
+using task_struct = cpu::task;
+
+unsigned smp_processor_id();
+unsigned num_online_cpus();
+task_struct* current_task();
+// A kthread bound to `cpu`, runnable at once (Linux: kthread_run_on_cpu(fn, data, cpu, namefmt)).
+task_struct* kthread_run_on_cpu(std::function<int(void*)> threadfn, void* data, unsigned cpu, const std::string& name);
+bool kthread_should_stop();
+int kthread_stop(task_struct* t); // asks it to stop, wakes it and sleeps until it has ended
+void sched_set_normal(task_struct* t, int nice);
+bool wake_up_process(task_struct* t);
+void schedule();     // gives the core to the best runnable task (this one goes to the back of its level)
+void cond_resched(); // the same, only if a better task is runnable and preemption is enabled
+void preempt_disable();
+void preempt_enable();
+
+// Time: jiffies at HZ (the machine's hz), timers, sleeping.
+unsigned hz();
+unsigned long jiffies();
+unsigned long msecs_to_jiffies(unsigned int ms);
+long schedule_timeout(long timeout); // sleeps until woken or `timeout` jiffies passed; the jiffies left
+void msleep(unsigned int ms);
+
+// Wait queues: wait_event(wq, cond) sleeps until cond() holds, rechecked after every wake_up(wq).
+struct wait_queue_head {
+    std::vector<task_struct*> waiters;
+};
+void wake_up(wait_queue_head& wq);
+void prepare_to_wait(wait_queue_head& wq);
+void finish_wait(wait_queue_head& wq);
+template <class cond_t> void wait_event(wait_queue_head& wq, cond_t cond) {
+    for (;;) {
+        prepare_to_wait(wq);
+        if (cond()) break;
+        schedule_timeout(-1);
+    }
+    finish_wait(wq);
+}
+// Returns 0 if the time ran out with cond() false, else the jiffies left (at least 1).
+template <class cond_t> long wait_event_timeout(wait_queue_head& wq, cond_t cond, long timeout) {
+    long left = timeout;
+    for (;;) {
+        prepare_to_wait(wq);
+        if (cond()) break;
+        left = schedule_timeout(left);
+        if (left == 0) {
+            finish_wait(wq);
+            return cond() ? 1 : 0;
+        }
+    }
+    finish_wait(wq);
+    return left > 0 ? left : 1;
+}
+
+// Workqueues: one kworker per core runs the items queued on it, in order.
+struct work_struct {
+    std::function<void(work_struct*)> func;
+    bool pending = false;
+};
+bool queue_work_on(unsigned cpu, work_struct& work);
+bool queue_work(work_struct& work); // on the current CPU
+
+// Interrupts (the line numbers are the machine's add_irq_line()s).
+using cpu::irqreturn_t;
+using cpu::IRQ_HANDLED;
+using cpu::IRQ_NONE;
+int request_irq(int irq, std::function<irqreturn_t(int, void*)> handler, unsigned long flags, const std::string& name,
+                void* dev_id);
+void free_irq(int irq, void* dev_id);
+void disable_irq(int irq);
+void enable_irq(int irq);
+bool in_interrupt();
+using cpu::irq_work;
+bool irq_work_queue(irq_work* work);
+
+// SMP calls: the function runs on the target CPU in hard-IRQ context; with wait, the caller spins on
+// the CSD lock with IRQs on until it ran (kernel/smp.c). Preemption must be off or is made off.
+int smp_call_function_single(int cpu, std::function<void(void*)> func, void* info, int wait);
+void smp_call_function_many(const std::vector<unsigned>& mask, std::function<void(void*)> func, void* info, bool wait);
+void smp_call_function(std::function<void(void*)> func, void* info, int wait); // all other CPUs
+void kick_all_cpus_sync(); // smp_call_function(do_nothing, NULL, 1), as arm64's jump-label patching does
 
 } // namespace uartvp::kapi
