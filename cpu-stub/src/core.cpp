@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <stdexcept>
 
 #include <uartvp/initiator_id.h>
 
@@ -183,7 +184,7 @@ void core::switch_to(task* next) {
     }
 }
 
-void core::schedule(bool block) {
+void core::schedule(bool block, bool preempted) {
     task* me = m_current;
     if (!me) throw std::logic_error("schedule() outside a task");
     sync(); // wake-ups by others up to this core's time are visible now
@@ -195,7 +196,7 @@ void core::schedule(bool block) {
         me->st = task::state::blocked;
     } else {
         me->st = task::state::runnable;
-        me->seq = m_seq++;
+        if (!preempted) me->seq = m_seq++;
         m_runnable.push_back(me);
     }
     task* next = take_best(m_runnable);
@@ -281,6 +282,7 @@ void core::notify_interrupt() {
 
 // Runs the pending interrupts one after the other, from the core's time (the present).
 void core::take_interrupts() {
+    unsigned same_instant = 0;
     while (m_irq_enabled && m_hardirq_depth == 0 && m_source && m_source->pending(*this)) {
         const sc_time t0 = m_time;
         ++m_hardirq_depth;
@@ -290,8 +292,17 @@ void core::take_interrupts() {
         g_current = this;
         m_source->handle(*this);
         m_time += irq_exit_cost;
-        // The handler's end, in SystemC time: the waves' in_hardirq falls there.
-        if (m_time > sc_time_stamp()) wait(m_time - sc_time_stamp());
+        // The handler's end, in SystemC time: the waves' in_hardirq falls there, and a line the
+        // handler cleared reads low before it is looked at again (a delta at least).
+        if (m_time > sc_time_stamp()) {
+            wait(m_time - sc_time_stamp());
+            same_instant = 0;
+        } else {
+            wait(SC_ZERO_TIME);
+            if (++same_instant > 100000)
+                throw std::runtime_error(std::string(name()) + ": interrupt storm: a source stays pending "
+                                         "however often its handlers run");
+        }
         g_current = this;
         in_hardirq.write(false);
         m_irq_enabled = true;

@@ -93,7 +93,7 @@ void schedule() {
 void cond_resched() {
     core& c = core::current();
     c.sync();
-    if (running().preempt_count == 0 && c.better_task_runnable()) c.schedule(false);
+    if (running().preempt_count == 0 && c.better_task_runnable()) c.schedule(false, true);
 }
 
 void preempt_disable() {

@@ -155,8 +155,9 @@ public:
     // ---- scheduler (used by <uartvp/cpu/sched.h>)
     task* current_task() const { return m_current; }
     void make_runnable(task& t); // from any core or process, at the present time
-    // The current task gives the core up: it stays runnable (schedule) or blocks until woken.
-    void schedule(bool block);
+    // The current task gives the core up: it stays runnable (schedule) or blocks until woken. A task
+    // that stays runnable goes to the back of its level, or keeps its place if `preempted` (cond_resched).
+    void schedule(bool block, bool preempted = false);
     bool better_task_runnable() const;
     // The interrupt sources (the machine installs itself); the entry/exit costs of an interrupt.
     void set_interrupt_source(interrupt_source* s) { m_source = s; }
