@@ -125,8 +125,14 @@ serial_terminal::serial_terminal(sc_core::sc_module_name name, std::string_view 
 
 serial_terminal::~serial_terminal() {
     // Whatever was decoded last gets a short chance to reach the host before the descriptors close.
+    drain(std::chrono::seconds(1));
+    m_host.close();
+}
+
+void serial_terminal::drain(std::chrono::milliseconds timeout) {
+    // The simulation is over: a hang-up found now is not notified.
     m_closing = true;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (!m_hung_up && m_host.out_fd >= 0 && m_out_pos < m_out.size() &&
            std::chrono::steady_clock::now() < deadline) {
         pollfd p{m_host.out_fd, POLLOUT, 0};
@@ -134,7 +140,6 @@ serial_terminal::~serial_terminal() {
         if (p.revents & (POLLERR | POLLNVAL)) break;
         flush_output();
     }
-    m_host.close();
 }
 
 serial_terminal::options serial_terminal::checked(const options& opt) {

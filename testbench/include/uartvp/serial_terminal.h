@@ -102,6 +102,10 @@ public:
     std::uint64_t bytes_shown() const { return m_shown; }     // decoded from TXD and written to the host
     std::uint64_t bytes_dropped() const { return m_dropped; } // decoded, never written (buffer full, hung up)
 
+    // After the simulation: write what still waits for the host, for at most `timeout` (the destructor
+    // does it too, for at most a second).
+    void drain(std::chrono::milliseconds timeout);
+
     line_monitor& monitor() { return m_monitor; }
     rx_injector& injector() { return m_injector; }
 
