@@ -106,6 +106,8 @@ public:
     // does it too, for at most a second).
     void drain(std::chrono::milliseconds timeout);
 
+    // The decoder on TXD (its counters: framing and parity errors, breaks) and the injector on RXD (its
+    // options; queue nothing of your own on it: the input backlog is counted from its characters sent).
     line_monitor& monitor() { return m_monitor; }
     rx_injector& injector() { return m_injector; }
 
