@@ -5,6 +5,7 @@
 // the cores' ids in both modes, and a collapsed loop counts its read of that instant accordingly.
 // Every value each core read, the time each operation ended, the read and relax counts, and every
 // change of each UART's TXD and IRQ must be identical.
+#define SC_INCLUDE_DYNAMIC_PROCESSES // sc_spawn in a directed test
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -19,6 +20,7 @@
 
 #include <uartvp/cpu/core.h>
 #include <uartvp/cpu/kernel.h>
+#include <uartvp/cpu/machine.h>
 #include <uartvp/initiator_id.h>
 #include <uartvp/pl011.h>
 #include <uartvp/router.h>
@@ -390,4 +392,193 @@ TEST(TwoCores, FirstReadOfAPollAtTheInstantOfAnotherCoresPopIsOrderedByInitiator
 TEST(TwoCores, CountedReadAtTheInstantOfAnotherCoresPopIsOrderedByInitiatorId) {
     UARTVP_SIM_TEST();
     pop_at_a_poll_read(37);
+}
+
+// The same two cores inside the kernel model, with the UARTs' interrupts wired: the PL011's to CPU0,
+// the 16550's to CPU1, each handler draining its RX FIFO. Received characters raise interrupts while
+// the scripts poll, so interrupts arrive during collapsed polling loops (fast mode) as during literal
+// ones (reference mode): handler entry times, every value, every end time must be the same.
+struct irq_platform : sc_module {
+    cpu::machine m;
+    router bus{"bus"};
+    pl011 uart;
+    uart16550 com;
+    sc_signal<bool> pl_txd{"pl_txd", true}, pl_irq{"pl_irq"}, pl_rxd{"pl_rxd", true};
+    sc_signal<bool> com_txd{"com_txd", true}, com_irq{"com_irq"}, com_rxd{"com_rxd", true};
+    rx_injector pl_inj{"pl_inj", baud, serial_format{}}, com_inj{"com_inj", baud, serial_format{}};
+    std::vector<std::pair<std::uint64_t, int>> changes;
+    op_log seen[2], handled[2]; // per core: the order across cores is no simulated quantity
+    int pl_line = -1, com_line = -1, ext_line = -1;
+    sc_signal<bool, SC_MANY_WRITERS> ext{"ext", false}; // raised by the test, cleared by its handler
+
+    SC_HAS_PROCESS(irq_platform);
+    irq_platform(const sc_module_name& n, bool reference)
+        : sc_module(n)
+        , m("machine", 2, timing(), [] {
+            cpu::kernel_params p;
+            p.irq_entry = sc_time(240, SC_NS);
+            p.irq_exit = sc_time(160, SC_NS);
+            return p;
+        }())
+        , uart("uart", [&] {
+            pl011_config c;
+            c.clock_every_cycle = reference;
+            return c;
+        }())
+        , com("com", [] {
+            uart16550_config c;
+            c.clock_hz = 24'000'000;
+            return c;
+        }()) {
+        for (auto& c : m.cores) {
+            c->set_collapse_polls(!reference);
+            c->bus.bind(bus.target);
+        }
+        bus.map(uart.bus, pl_base, pl011::map_size, "pl011");
+        bus.map(com.bus, m.cpu(0).timing().io_base + com_port, com.map_size(), "com1");
+        uart.txd(pl_txd), uart.irq(pl_irq), uart.rxd(pl_rxd);
+        com.txd(com_txd), com.irq(com_irq), com.rxd(com_rxd);
+        pl_inj.line(pl_rxd);
+        com_inj.line(com_rxd);
+        pl_line = m.add_irq_line(pl_irq, "uart-pl011", 0);
+        com_line = m.add_irq_line(com_irq, "serial", 1);
+        ext_line = m.add_irq_line(ext, "ext", 0);
+        SC_METHOD(record);
+        sensitive << pl_txd << pl_irq << com_txd << com_irq;
+        dont_initialize();
+    }
+    void record() {
+        const int code = pl_txd.read() | pl_irq.read() << 1 | com_txd.read() << 2 | com_irq.read() << 3;
+        changes.emplace_back(sc_time_stamp().value(), code);
+    }
+};
+
+void run_irq_twins(unsigned seed, unsigned ops) {
+    const std::vector<op> s0 = script(seed, ops), s1 = script(seed + 1000, ops);
+    irq_platform fast("fast", false), ref("ref", true);
+    for (irq_platform* p : {&fast, &ref}) {
+        p->m.cpu(0).create_task("setup", [p] {
+            using namespace kapi;
+            setup_uarts();
+            request_irq(p->pl_line, [p](int, void*) {
+                const std::uint32_t mis = readl(pl_base + MIS);
+                while (!(readl(pl_base + FR) & FR_RXFE))
+                    p->handled[0].push_back(readl(pl_base + DR));
+                writel(mis, pl_base + ICR);
+                p->handled[0].push_back(cpu::core::current().local_time().value());
+                return IRQ_HANDLED;
+            }, 0, "uart-pl011", p);
+            writel(0x50, pl_base + IMSC); // RX and RT
+        });
+        p->m.cpu(0).create_task("script", [p, &s0] { run_script(s0, p->seen[0]); });
+        p->m.cpu(1).create_task("script", [p, &s1] {
+            using namespace kapi;
+            ndelay(8000);
+            request_irq(p->com_line, [p](int, void*) {
+                const std::uint8_t iir = inb(com_port + IIR);
+                while (inb(com_port + LSR) & LSR_DR)
+                    p->handled[1].push_back(inb(com_port + RBR) | 0x100);
+                p->handled[1].push_back(iir | std::uint64_t(cpu::core::current().local_time().value()) << 8);
+                return IRQ_HANDLED;
+            }, 0, "serial", p);
+            outb(0x01, com_port + IER); // received data available
+            run_script(s1, p->seen[1]);
+        });
+        const std::string text = "interrupts while two cores poll";
+        for (unsigned i = 0; i < 6; ++i) {
+            p->pl_inj.send(text, sc_time(30 + 170 * i, SC_US));
+            p->com_inj.send(text, sc_time(45 + 160 * i, SC_US));
+        }
+    }
+    sc_start(sc_time(50, SC_MS));
+    for (irq_platform* p : {&fast, &ref})
+        ASSERT_TRUE(p->m.cpu(0).idle() && p->m.cpu(1).idle()) << p->name() << ": a script did not finish";
+    EXPECT_GT(ref.m.irq_lines()[0].count, 3u) << "the PL011's interrupt was taken";
+    EXPECT_GT(ref.m.irq_lines()[1].count, 3u) << "the 16550's interrupt was taken";
+    for (unsigned c = 0; c < 2; ++c) {
+        for (std::size_t i = 0; i < std::min(fast.handled[c].size(), ref.handled[c].size()); ++i)
+            ASSERT_EQ(fast.handled[c][i], ref.handled[c][i]) << "core " << c << ", handler record " << i;
+        EXPECT_EQ(fast.handled[c].size(), ref.handled[c].size());
+    }
+    for (unsigned c = 0; c < 2; ++c) {
+        ASSERT_EQ(fast.seen[c].size(), ref.seen[c].size()) << "core " << c;
+        for (std::size_t i = 0; i < ref.seen[c].size(); ++i)
+            ASSERT_EQ(fast.seen[c][i], ref.seen[c][i])
+                << "core " << c << ", entry " << i << " (" << (i % 2 ? "time" : "value") << " of op " << i / 2 << ")";
+        EXPECT_EQ(fast.m.cpu(c).stats().hardirq, ref.m.cpu(c).stats().hardirq);
+    }
+    for (std::size_t l = 0; l < 2; ++l) {
+        EXPECT_EQ(fast.m.irq_lines()[l].count, ref.m.irq_lines()[l].count);
+        EXPECT_EQ(fast.m.irq_lines()[l].latency_max, ref.m.irq_lines()[l].latency_max);
+    }
+    EXPECT_EQ(fast.changes, ref.changes);
+    std::printf("interrupts: PL011 %llu, 16550 %llu; transactions fast %llu, reference %llu\n",
+                (unsigned long long)ref.m.irq_lines()[0].count, (unsigned long long)ref.m.irq_lines()[1].count,
+                (unsigned long long)(fast.m.cpu(0).transactions() + fast.m.cpu(1).transactions()),
+                (unsigned long long)(ref.m.cpu(0).transactions() + ref.m.cpu(1).transactions()));
+}
+
+TEST(TwoCoresWithInterrupts, FastEqualsReferenceWithRxInterruptsDuringPollingSeed1) {
+    UARTVP_SIM_TEST();
+    run_irq_twins(11, 3000);
+}
+
+TEST(TwoCoresWithInterrupts, FastEqualsReferenceWithRxInterruptsDuringPollingSeed2) {
+    UARTVP_SIM_TEST();
+    run_irq_twins(12, 3000);
+}
+
+// Directed: an interrupt raised at the very instant of a read that fast mode counts without a
+// transaction. The literal loop issues that read first (it reaches the instant by its own wait and
+// cannot see an interrupt raised then), so the handler sees k + 1 reads done, in both modes.
+TEST(TwoCoresWithInterrupts, InterruptAtTheInstantOfACountedReadComesAfterThatRead) {
+    UARTVP_SIM_TEST();
+    irq_platform fast("fast", false), ref("ref", true);
+    const std::uint64_t k = 25, period_ps = 124'000;
+    struct result {
+        sc_time first_read, entered;
+        std::uint64_t reads_before = 0, reads_total = 0;
+        sc_time end;
+    } r[2];
+    irq_platform* ps[2] = {&fast, &ref};
+    for (int i = 0; i < 2; ++i) {
+        irq_platform* p = ps[i];
+        result* res = &r[i];
+        p->m.cpu(0).create_task("boot", [p, res, k, period_ps] {
+            using namespace kapi;
+            setup_uarts();
+            request_irq(p->ext_line, [p, res](int, void*) {
+                res->entered = cpu::core::current().local_time();
+                res->reads_before = cpu::core::current().tasks()[0].mmio_reads;
+                p->ext.write(false);
+                return IRQ_HANDLED;
+            }, 0, "ext", p);
+            writeb('x', pl_base + DR);
+            cpu::core::current().sync();
+            res->first_read = cpu::core::current().local_time();
+            const sc_time at = res->first_read + sc_time::from_value(k * period_ps);
+            sc_spawn([p, at] {
+                sc_core::wait(at - sc_time_stamp());
+                p->ext.write(true);
+            });
+            const std::uint64_t before = cpu::core::current().tasks()[0].mmio_reads;
+            spin_while(readl, pl_base + FR, [](std::uint32_t v) { return (v & FR_BUSY) != 0; });
+            res->reads_total = cpu::core::current().tasks()[0].mmio_reads - before;
+            res->reads_before -= before;
+            cpu::core::current().sync();
+            res->end = cpu::core::current().local_time();
+        });
+    }
+    sc_start(sc_time(1, SC_MS));
+    const sc_time at = r[1].first_read + sc_time::from_value(k * period_ps);
+    EXPECT_EQ(r[1].entered, at + sc_time(240, SC_NS));
+    EXPECT_EQ(r[1].reads_before, k + 1) << "the read of that instant came first";
+    EXPECT_GT(r[1].reads_total, k + 10);
+    EXPECT_EQ(r[0].first_read, r[1].first_read);
+    EXPECT_EQ(r[0].entered, r[1].entered);
+    EXPECT_EQ(r[0].reads_before, r[1].reads_before);
+    EXPECT_EQ(r[0].reads_total, r[1].reads_total);
+    EXPECT_EQ(r[0].end, r[1].end);
+    EXPECT_LT(fast.m.cpu(0).transactions(), ref.m.cpu(0).transactions() / 2)
+        << "fast mode collapsed the loop; reads " << r[0].reads_total << " and " << r[1].reads_total;
 }
