@@ -31,11 +31,27 @@
 //   DR.OE comes with the next character that fits. A lost character sets no FE/PE/BE.
 // - RSR: DR reads OR the popped character's FE/PE/BE into it; any ECR write clears all four.
 //   A DR read of an empty FIFO returns 0.
-// - RX interrupt: raised by each character pushed that leaves the fill at or above the trigger level
-//   (1 in character mode); cleared by ICR, or by reads that take the fill below the level.
-// - RT: counts Baud16 enables while the RX FIFO holds data and the receiver is idle, from 0 at each
-//   start bit; fires once after 512 (32 bit periods after the last stop bit's middle); cleared by ICR
-//   or by emptying the FIFO, and counts again only after the next start bit.
+// - RX interrupt (3.3.9, UARTIFLS): "The interrupts are generated based on a transition through a level
+//   rather than being based on the level. That is, the interrupts are generated when the fill level
+//   progresses through the trigger level." Raised by the character that takes the fill from below the
+//   level to it (1 in character mode), not by later ones: a FIFO already at or above the level when RXIM
+//   is set raises nothing until it has been read below the level (what Linux's pl011_enable_interrupts
+//   drains it for). Cleared (2.8.2) "by reading data from the receive FIFO until it becomes less than the
+//   trigger level, or by clearing the interrupt". IFLS or FEN changes move no level through: silent, no
+//   interrupt.
+// - RT (2.8.4): "asserted when the receive FIFO is not empty, and no more data is received during a 32-bit
+//   period". Counts Baud16 enables while the RX FIFO holds data and the receiver is idle, from 0 at each
+//   start bit; fires once after 512 (32 bit periods after the last stop bit's reading); cleared by ICR
+//   or by emptying the FIFO, and counts again only after the next start bit. RTRIS (3.3.11, note a): "the
+//   raw interrupt cannot be set unless the mask is set, this is because the mask acts as an enable for
+//   power saving. That is, the same status can be read from UARTMIS and UARTRIS": while RTIM is clear the
+//   timeout is held at 0 and RTRIS clear; setting RTIM starts the count afresh (the TRM is silent on that).
+// - FIFO flush (3.3.8, the note's sequence): "3. Flush the transmit FIFO by setting the FEN bit to 0".
+//   An LCR_H write that clears FEN empties the TX FIFO (the character being shifted out completes),
+//   without a TX interrupt (silent). The TRM names no flush of the receive FIFO, and (2.4.3, Disabling
+//   the FIFOs) "the FIFOs are not physically disabled, but the flags are manipulated to give the illusion
+//   of a 1-byte register": the RX FIFO keeps its characters, its flags read as a holding register (RXFF
+//   while it holds any) and each DR read still pops one.
 // - Modem interrupts: any change (either edge) of CTS, DSR, DCD or RI as FR shows them, raised one
 //   UARTCLK cycle after FR shows the change.
 // - Loopback (LBE): the receiver takes TXD (no synchroniser: same clock); CTS/DSR/DCD/RI take
@@ -45,7 +61,9 @@
 // - DMA: TXDMASREQ while the TX FIFO has room, TXDMABREQ while its fill is at or below the TX level,
 //   RXDMASREQ while the RX FIFO holds data, RXDMABREQ while its fill is at or above the RX level; burst
 //   requests only with FEN=1; DMAONERR masks the RX requests while the masked error interrupt is set.
-//   A clear input (registered once) holds that direction's requests low.
+//   A clear input (registered once) holds that direction's requests low. All of them are low while
+//   UARTEN is 0 (2.7): "All request signals are deasserted if the UART is disabled or the relevant DMA
+//   enable bit, TXDMAE or RXDMAE, in the DMA Control Register, UARTDMACR is cleared."
 module pl011 #(
     parameter int FIFO_DEPTH = 32  // 32 in r1p5; 16 in earlier revisions
 ) (
@@ -163,8 +181,11 @@ module pl011 #(
     logic [LW-1:0] tx_count;
     logic tx_empty, tx_full, tx_pop;
     wire tx_push = acc_wr && addr == A_DR && strb[0];
+    wire lcrh_wr = acc_wr && addr == A_LCRH && strb[0];
+    // Clearing FEN flushes the transmit FIFO (not the character being shifted out).
+    wire tx_flush = lcrh_wr && fen && !wdata[FEN];
     pl011_fifo #(.DEPTH(FIFO_DEPTH), .WIDTH(8)) u_txf (
-        .clk, .clear(!rst_n), .one_entry(!fen), .push(tx_push), .push_data(wdata[7:0]), .pop(tx_pop),
+        .clk, .clear(!rst_n || tx_flush), .one_entry(!fen), .push(tx_push), .push_data(wdata[7:0]), .pop(tx_pop),
         .head(tx_head), .level(tx_count), .empty(tx_empty), .full(tx_full));
 
     // ---------------------------------------------------------------- receive FIFO
@@ -367,14 +388,16 @@ module pl011 #(
         end
     end
 
-    // Receive timeout: Baud16 enables of silence while the RX FIFO holds data.
+    // Receive timeout: Baud16 enables of silence while the RX FIFO holds data and RTIM enables it.
+    wire [10:0] imsc_next = acc_wr && addr == A_IMSC ? w_imsc[10:0] : imsc;
+    wire rtim = imsc[RTI], rtim_next = imsc_next[RTI];
     logic [8:0] rt_cnt;
     logic rt_fired;
-    wire rt_counting = !rx_empty && !rx_active && !rt_fired;
+    wire rt_counting = !rx_empty && !rx_active && !rt_fired && rtim;
     wire [9:0] rt_sum = {1'b0, rt_cnt} + {2'b0, nt};
     wire rt_fire = baud16 && rt_counting && rt_sum >= RT_TICKS;
     always_ff @(posedge clk) begin
-        if (!rst_n || rx_detect || (rx_pop_ok && rx_count_next == 0)) begin
+        if (!rst_n || rx_detect || (rx_pop_ok && rx_count_next == 0) || !rtim_next) begin
             rt_cnt <= '0;
             rt_fired <= 1'b0;
         end else if (rt_fire) begin
@@ -394,6 +417,8 @@ module pl011 #(
     wire [LW-1:0] tx_count_next = tx_count - LW'(tx_pop);
     wire tx_irq_set = tx_pop && tx_count > tx_trigger && tx_count_next <= tx_trigger;
     wire tx_irq_clr = tx_push && !tx_full && tx_count + 1'b1 > tx_trigger;
+    // RX interrupt: raised when a character takes the fill from below the level to it.
+    wire rx_irq_set = rx_push_ok && rx_count < rx_trigger && rx_count_next >= rx_trigger;
 
     // ---------------------------------------------------------------- register writes
     always_ff @(posedge clk) begin
@@ -436,9 +461,10 @@ module pl011 #(
             if (tx_irq_set) ris[TXI] <= 1'b1;
             ris[3:0] <= (acc_wr && addr == A_ICR ? ris[3:0] & ~w_icr[3:0] : ris[3:0]) | (ms ^ ms_q);
             if (rx_pop_ok && rx_count_next < rx_trigger) ris[RXI] <= 1'b0;
-            if (rx_push_ok && rx_count_next >= rx_trigger) ris[RXI] <= 1'b1;
+            if (rx_irq_set) ris[RXI] <= 1'b1;
             if (rx_pop_ok && rx_count_next == 0) ris[RTI] <= 1'b0;
             if (rt_fire) ris[RTI] <= 1'b1;
+            if (!rtim_next) ris[RTI] <= 1'b0;  // the mask is the timeout's enable
             if (rx_push_ok) begin
                 if (rx_fe) ris[FEI] <= 1'b1;
                 if (rx_pe) ris[PEI] <= 1'b1;
@@ -499,8 +525,9 @@ module pl011 #(
 
     // DMA requests. DMAONERR: the RX requests pause while the (masked) error interrupt is set.
     wire err_intr = |(ris[OEI:FEI] & imsc[OEI:FEI]);
-    wire tx_dma = dmacr[TXDMAE] && !clr_q[0];
-    wire rx_dma = dmacr[RXDMAE] && !clr_q[1] && !(dmacr[DMAONERR] && err_intr);
+    wire uarten = cr[UARTEN];
+    wire tx_dma = dmacr[TXDMAE] && uarten && !clr_q[0];
+    wire rx_dma = dmacr[RXDMAE] && uarten && !clr_q[1] && !(dmacr[DMAONERR] && err_intr);
     assign txdmasreq = tx_dma && !tx_full;
     assign txdmabreq = tx_dma && fen && tx_count <= tx_trigger;
     assign rxdmasreq = rx_dma && !rx_empty;

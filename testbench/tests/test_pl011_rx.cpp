@@ -295,7 +295,7 @@ TEST(Pl011Rx, CharacterModeHoldsOneCharacter) {
     });
 }
 
-// RX interrupt at every IFLS level: raised by the character that brings the fill to the level, cleared
+// RX interrupt at every IFLS level: raised by the character that brings the fill up to the level, cleared
 // by reading below it or by ICR; masked, RIS shows it and the line stays low.
 TEST(Pl011Rx, RxInterruptAtEveryLevelWithMaskingAndClearing) {
     UARTVP_SIM_TEST();
@@ -322,7 +322,9 @@ TEST(Pl011Rx, RxInterruptAtEveryLevelWithMaskingAndClearing) {
             b.wr(reg::ICR, irq::RX);
             EXPECT_FALSE(b.irq.read()) << "ICR clears it";
             EXPECT_EQ(b.uart.rx_fifo_level.read(), level);
-            // Masked: RIS sets, MIS and the line stay low.
+            // Masked: RIS sets, MIS and the line stay low (read below the level first: only a character
+            // that passes up through it raises the interrupt).
+            b.rd(reg::DR);
             b.wr(reg::IMSC, 0);
             b.inj.send("T");
             wait_sent(b, bit);
@@ -494,7 +496,7 @@ TEST(Pl011Rx, HardwareFlowControlInLoopbackLosesNothing) {
 TEST(Pl011Rx, DmaRequests) {
     UARTVP_SIM_TEST();
     run_bench(pl011_config{}, [](pl011_bench& b) {
-        b.setup(115200, 0x70, 0x300); // transmitter disabled: the TX FIFO only fills
+        b.setup(115200, 0x70, 0x201); // transmitter disabled: the TX FIFO only fills
         const double bit = programmed_bit_s(24'000'000, 115200);
         EXPECT_FALSE(b.txdmasreq.read() || b.txdmabreq.read() || b.rxdmasreq.read() || b.rxdmabreq.read())
             << "off until DMACR enables them";
@@ -589,14 +591,14 @@ TEST(Pl011Rx, AnIdleLineCostsNoEvaluation) {
     });
 }
 
-// Debug transport sees the present: a masked RT interrupt changes RIS without changing any output, so
-// the wrapper has no reason to evaluate the RTL then; a debug read must still show it.
-TEST(Pl011Rx, DebugReadShowsAMaskedReceiveTimeoutInFastMode) {
+// Debug transport sees the present: the receive timeout, fired while nothing polled, shows in a debug
+// read of RIS (the line rose with it).
+TEST(Pl011Rx, DebugReadShowsTheReceiveTimeoutInFastMode) {
     UARTVP_SIM_TEST();
     run_bench(pl011_config{}, [](pl011_bench& b) {
         b.setup(115200);
         const double bit = programmed_bit_s(24'000'000, 115200);
-        b.wr(reg::IMSC, 0); // everything masked
+        b.wr(reg::IMSC, irq::RT);
         b.inj.send("q", sc_core::sc_time_stamp() + sc_time(5, sc_core::SC_US));
         wait_sent(b, bit);
         sc_core::wait(sc_time(40 * bit, SC_SEC)); // past the 32 bit periods of silence
@@ -613,6 +615,101 @@ TEST(Pl011Rx, DebugReadShowsAMaskedReceiveTimeoutInFastMode) {
         };
         EXPECT_NE(dbg_ris() & irq::RT, 0u) << "RT fired 32 bit periods after the character";
         EXPECT_EQ(b.rd(reg::RIS) & irq::RT, irq::RT) << "and a bus read agrees";
+        EXPECT_TRUE(b.irq.read());
+    });
+}
+
+// RTRIS (TRM 3.3.11, note a): "the raw interrupt cannot be set unless the mask is set ... the same
+// status can be read from UARTMIS and UARTRIS for the receive timeout interrupt". The mask enables the
+// timeout: it counts its 32 bit periods from when RTIM is set, and clearing RTIM clears RTRIS.
+TEST(Pl011Rx, ReceiveTimeoutRawStatusNeedsItsMask) {
+    UARTVP_SIM_TEST();
+    run_bench(pl011_config{}, [](pl011_bench& b) {
+        b.setup(115200);
+        const double bit = programmed_bit_s(24'000'000, 115200), tick = bit / 16;
+        b.wr(reg::IMSC, irq::RX); // RTIM clear
+        b.inj.send("ab");
+        wait_sent(b, bit);
+        sc_core::wait(sc_time(100 * bit, SC_SEC)); // three times the timeout
+        EXPECT_EQ(b.rd(reg::RIS) & irq::RT, 0u) << "RTRIS stays clear while RTIM is clear";
+        EXPECT_EQ(b.rd(reg::RIS) & irq::RT, b.rd(reg::MIS) & irq::RT);
         EXPECT_FALSE(b.irq.read());
+        // Setting RTIM starts the count: 32 bit periods later the timeout fires, in RIS and MIS alike.
+        b.wr(reg::IMSC, irq::RX | irq::RT);
+        const sc_time set = sc_core::sc_time_stamp();
+        sc_core::wait(b.irq.posedge_event());
+        const double t = (sc_core::sc_time_stamp() - set).to_seconds();
+        EXPECT_GE(t, 32 * bit - tick);
+        EXPECT_LE(t, 32 * bit + 2 * tick);
+        EXPECT_EQ(b.rd(reg::RIS) & irq::RT, irq::RT);
+        EXPECT_EQ(b.rd(reg::MIS) & irq::RT, irq::RT);
+        // Clearing the mask clears the raw status with it.
+        b.wr(reg::IMSC, irq::RX);
+        EXPECT_EQ(b.rd(reg::RIS) & irq::RT, 0u);
+        EXPECT_FALSE(b.irq.read());
+        EXPECT_EQ(text_of(drain(b)), "ab");
+    });
+}
+
+// The RX interrupt follows the fill passing up through the trigger level (TRM 3.3.9), not the level
+// itself. A FIFO already above the level when RXIM is set raises nothing however many characters follow,
+// the stall Linux's pl011_enable_interrupts works around; its sequence (clear RX and RT, read DR until
+// RXFE, then unmask) makes the next character to reach the level raise it.
+TEST(Pl011Rx, RxInterruptStallsAboveTheLevelAndTheDriversDrainRecovers) {
+    UARTVP_SIM_TEST();
+    run_bench(pl011_config{}, [](pl011_bench& b) {
+        b.setup(921600);
+        b.inj.set_format(921600, serial_format{});
+        const double bit = programmed_bit_s(24'000'000, 921600);
+        b.wr(reg::IFLS, 0x02); // RX level 1/8: 4 of 32
+        b.wr(reg::IMSC, 0);
+        b.inj.send("012345"); // above the level before anyone unmasks
+        wait_sent(b, bit);
+        EXPECT_EQ(b.rd(reg::RIS) & irq::RX, irq::RX) << "passing through 4 raised it";
+        b.wr(reg::ICR, irq::RX);
+        b.wr(reg::IMSC, irq::RX);
+        b.inj.send("67");
+        wait_sent(b, bit);
+        EXPECT_EQ(b.uart.rx_fifo_level.read(), 8u);
+        EXPECT_EQ(b.rd(reg::RIS) & irq::RX, 0u) << "no transition through the level: stuck off";
+        EXPECT_FALSE(b.irq.read());
+        b.rd(reg::DR); // 7 left: still above the level
+        b.inj.send("8");
+        wait_sent(b, bit);
+        EXPECT_FALSE(b.irq.read()) << "7 to 8 does not pass through 4 either";
+        // pl011_enable_interrupts: clear RX and RT, drain until RXFE, unmask RT and RX.
+        b.wr(reg::ICR, irq::RX | irq::RT);
+        EXPECT_EQ(text_of(drain(b)), "12345678");
+        b.wr(reg::IMSC, irq::RX | irq::RT);
+        b.inj.send("abc");
+        wait_sent(b, bit);
+        EXPECT_EQ(b.rd(reg::RIS) & irq::RX, 0u) << "below the level";
+        b.inj.send("d");
+        sc_core::wait(b.irq.posedge_event());
+        EXPECT_EQ(b.rd(reg::MIS), irq::RX) << "the fourth character passes up through the level";
+        EXPECT_EQ(b.uart.rx_fifo_level.read(), 4u);
+    });
+}
+
+// TRM 2.7: "All request signals are deasserted if the UART is disabled or the relevant DMA enable bit
+// ... is cleared."
+TEST(Pl011Rx, DmaRequestsAreDeassertedWhileTheUartIsDisabled) {
+    UARTVP_SIM_TEST();
+    run_bench(pl011_config{}, [](pl011_bench& b) {
+        b.setup(115200, 0x70, 0x201); // UARTEN and RXE: the transmitter stays off, the TX FIFO only fills
+        const double bit = programmed_bit_s(24'000'000, 115200);
+        b.wr(reg::IFLS, 0x02); // RX burst at 4
+        b.inj.send("wxyz");
+        wait_sent(b, bit);
+        b.wr(reg::DMACR, DMACR_RXDMAE | DMACR_TXDMAE);
+        EXPECT_TRUE(b.txdmasreq.read() && b.txdmabreq.read() && b.rxdmasreq.read() && b.rxdmabreq.read());
+        b.wr(reg::CR, 0x200); // UARTEN clear: every request falls, whatever the FIFOs hold
+        EXPECT_FALSE(b.txdmasreq.read() || b.txdmabreq.read() || b.rxdmasreq.read() || b.rxdmabreq.read());
+        b.wr(reg::DR, 't', 1);
+        EXPECT_FALSE(b.txdmasreq.read() || b.txdmabreq.read());
+        b.wr(reg::CR, 0x201);
+        EXPECT_TRUE(b.txdmasreq.read() && b.txdmabreq.read() && b.rxdmasreq.read() && b.rxdmabreq.read());
+        b.wr(reg::DMACR, 0);
+        EXPECT_FALSE(b.txdmasreq.read() || b.txdmabreq.read() || b.rxdmasreq.read() || b.rxdmabreq.read());
     });
 }

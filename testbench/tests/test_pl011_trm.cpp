@@ -527,3 +527,44 @@ TEST(Pl011Trm, CtsFlowControlHoldsTheTransmitterBetweenCharacters) {
         EXPECT_EQ(decode_frames(b.txd_log, bit, 9).size(), 2u);
     });
 }
+
+// The UARTCR note's programming sequence: "3. Flush the transmit FIFO by setting the FEN bit to 0". The
+// character already being shifted out completes; the receive FIFO, which the TRM does not flush, keeps
+// its characters and reads as a holding register (2.4.3: "the FIFOs are not physically disabled, but
+// the flags are manipulated to give the illusion of a 1-byte register").
+TEST(Pl011Trm, ClearingFenFlushesTheTransmitFifoNotTheReceiveFifo) {
+    UARTVP_SIM_TEST();
+    run_bench(pl011_config{}, [](pl011_bench& b) {
+        b.setup(115200);
+        const double bit = programmed_bit_s(24'000'000, 115200);
+        b.inj.send("rx");
+        while (!b.inj.idle())
+            sc_core::wait(b.inj.done_event());
+        b.wait_us(20);
+        ASSERT_EQ(b.uart.rx_fifo_level.read(), 2u);
+        for (char c : std::string("01234"))
+            b.wr(reg::DR, c, 1);
+        while (b.txd_log.empty())
+            b.wait_us(1);
+        b.wr(reg::CR, 0x300);   // 1. disable the UART
+        b.wr(reg::LCR_H, 0x60); // 3. flush the transmit FIFO
+        EXPECT_EQ(b.uart.tx_fifo_level.read(), 0u);
+        EXPECT_EQ(b.rd(reg::FR) & (fr::TXFE | fr::BUSY | fr::RXFF | fr::RXFE), fr::TXFE | fr::BUSY | fr::RXFF)
+            << "the character on the line still counts as busy; the RX FIFO holds its two characters";
+        b.wait_idle();
+        const auto frames = decode_frames(b.txd_log, bit, 9);
+        ASSERT_EQ(frames.size(), 1u) << "only the character in the shift register went out";
+        EXPECT_EQ(frames[0].bits, (std::vector<int>{0, 0, 0, 0, 1, 1, 0, 0, 1})); // '0'
+        EXPECT_EQ(b.uart.rx_fifo_level.read(), 2u);
+        EXPECT_EQ(b.rd(reg::DR) & 0xFF, static_cast<std::uint32_t>('r'));
+        EXPECT_EQ(b.rd(reg::DR) & 0xFF, static_cast<std::uint32_t>('x'));
+        EXPECT_TRUE(b.rd(reg::FR) & fr::RXFE);
+        // FEN already 0: writing it 0 again flushes nothing.
+        b.wr(reg::DR, 'h', 1);
+        b.wr(reg::LCR_H, 0x60);
+        EXPECT_EQ(b.uart.tx_fifo_level.read(), 1u);
+        // Setting FEN keeps what the holding register has.
+        b.wr(reg::LCR_H, 0x70);
+        EXPECT_EQ(b.uart.tx_fifo_level.read(), 1u);
+    });
+}
