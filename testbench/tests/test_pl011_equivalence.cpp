@@ -116,12 +116,14 @@ std::vector<bus_op> random_script(std::uint64_t uartclk, std::uint64_t baud, uns
         } else if (k < 61) {
             ops.push_back({c, pick(3) == 0, reg::RSR, 4, 0}); // a write is ECR
         } else if (k < 65) {
-            // new frame format: WLEN, PEN, EPS, STP2, SPS, FEN
+            // new frame format: WLEN, PEN, EPS, STP2, SPS, FEN; now and then another divisor (latched
+            // once no character is in progress: the divider restarts there)
             const bool fifo = mix.char_mode ? pick(4) == 0 : pick(4) != 0;
             const std::uint32_t lcr = (pick(4) << 5) | (pick(2) << 1) | (pick(2) << 2) | (pick(2) << 3) |
                                       (fifo ? 0x10 : 0) | (pick(4) == 0 ? 0x80 : 0);
-            ops.push_back({c, true, reg::IBRD, 4, ibrd});
-            ops.push_back({c += 1, true, reg::FBRD, 4, fbrd});
+            const bool other = pick(4) == 0;
+            ops.push_back({c, true, reg::IBRD, 4, other ? ibrd + ibrd / 4 + pick(2) : ibrd});
+            ops.push_back({c += 1, true, reg::FBRD, 4, other ? pick(64) : fbrd});
             ops.push_back({c += 1, true, reg::LCR_H, 1, lcr});
         } else if (k < 71) {
             // UARTEN/TXE/RXE, LBE (0x80), RTS..OUT2 (0x3C00), RTSEN (0x4000), CTSEN (0x8000)
@@ -154,6 +156,8 @@ std::vector<bus_op> random_script(std::uint64_t uartclk, std::uint64_t baud, uns
     }
     // Re-enable (loopback off) and let everything drain.
     ops.push_back({c += 2, true, 0, 0, 0, bus_op::pin_ncts});
+    ops.push_back({c += 2, true, reg::IBRD, 4, ibrd});
+    ops.push_back({c += 2, true, reg::FBRD, 4, fbrd});
     ops.push_back({c += 2, true, reg::LCR_H, 4, 0x70});
     ops.push_back({c += 2, true, reg::CR, 4, 0x301});
     end = c + 40 * 12 * 16 * (ibrd + 1);

@@ -713,3 +713,58 @@ TEST(Pl011Rx, DmaRequestsAreDeassertedWhileTheUartIsDisabled) {
         EXPECT_FALSE(b.txdmasreq.read() || b.txdmabreq.read() || b.rxdmasreq.read() || b.rxdmabreq.read());
     });
 }
+
+// TRM 3.3.6, note: the divisor "not updated until transmission or reception of the current character is
+// complete". Changed in the middle of a character being received, it applies from the next one.
+TEST(Pl011Rx, ANewDivisorWaitsForTheCharacterBeingReceived) {
+    UARTVP_SIM_TEST();
+    run_bench(pl011_config{}, [](pl011_bench& b) {
+        b.setup(115200);
+        const double fast = programmed_bit_s(24'000'000, 115200), slow = programmed_bit_s(24'000'000, 57600);
+        const sc_time start = sc_core::sc_time_stamp() + sc_time(10, sc_core::SC_US);
+        b.inj.send("U", start);
+        sc_core::wait(start + sc_time(3.3 * fast, SC_SEC) - sc_core::sc_time_stamp());
+        const auto [ibrd, fbrd] = divisor(24'000'000, 57600);
+        b.wr(reg::IBRD, ibrd);
+        b.wr(reg::FBRD, fbrd);
+        b.wr(reg::LCR_H, 0x70);
+        wait_sent(b, fast);
+        EXPECT_EQ(b.rd(reg::DR), static_cast<std::uint32_t>('U')) << "received whole at the old rate";
+        b.inj.set_format(57600, serial_format{});
+        b.inj.send("s");
+        wait_sent(b, slow);
+        EXPECT_EQ(b.rd(reg::DR), static_cast<std::uint32_t>('s')) << "the next one at the new rate";
+    });
+}
+
+// The generator is common to both directions, so the divisor waits until neither has a character in
+// progress: A is being sent and a character being received when it is written; B starts as A ends,
+// while the reception goes on, at the old rate; C, after B, at the new one.
+TEST(Pl011Rx, ANewDivisorWaitsUntilNeitherDirectionHasACharacterInProgress) {
+    UARTVP_SIM_TEST();
+    run_bench(pl011_config{}, [](pl011_bench& b) {
+        b.setup(115200);
+        const double fast = programmed_bit_s(24'000'000, 115200), slow = programmed_bit_s(24'000'000, 57600);
+        for (int i = 0; i < 3; ++i)
+            b.wr(reg::DR, 0x55, 1);
+        while (b.txd_log.empty())
+            b.wait_us(1);
+        const sc_time a_start = b.txd_log.front().first;
+        b.inj.send("r", a_start + sc_time(5 * fast, SC_SEC)); // received until about 14.6 bits into A
+        sc_core::wait(a_start + sc_time(6.3 * fast, SC_SEC) - sc_core::sc_time_stamp());
+        const auto [ibrd, fbrd] = divisor(24'000'000, 57600);
+        b.wr(reg::IBRD, ibrd);
+        b.wr(reg::FBRD, fbrd);
+        b.wr(reg::LCR_H, 0x70);
+        b.wait_idle();
+        std::vector<double> t;
+        for (const auto& e : b.txd_log)
+            t.push_back(e.first.to_seconds());
+        ASSERT_EQ(t.size(), 30u);
+        for (std::size_t k = 1; k <= 20; ++k)
+            EXPECT_NEAR(t[k] - t[0], k * fast, 2.0 / 24e6) << "A and B at the old rate, edge " << k;
+        for (std::size_t k = 1; k < 10; ++k)
+            EXPECT_NEAR(t[20 + k] - t[20], k * slow, 2.0 / 24e6) << "C at the new rate, edge " << k;
+        EXPECT_EQ(b.rd(reg::DR), static_cast<std::uint32_t>('r'));
+    });
+}
