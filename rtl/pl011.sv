@@ -36,13 +36,26 @@
 //   once on an idle UART, else at the enable that ends the last character in progress (a character
 //   that starts on that enable already runs at the new rate). The frame format applies from the next
 //   character (TX) or start bit (RX), as before.
-// - Receiver: a low RXD seen on a Baud16 enable while idle starts a character; 8 enables later it must
-//   still be low (else it was a glitch), then every bit is sampled 16 enables after the previous one.
-//   The frame format is taken when the start bit is seen. Only the first stop bit is checked; the
-//   character is pushed at its middle. Stop bit low: FE; every bit of the frame low too (data and
-//   parity): BE as well (FE and, if the parity is wrong, PE stay set: Linux ignores them under BE).
-//   After a low stop bit the receiver waits for RXD to go high before it looks for a start bit, so a
-//   long break gives one character.
+// - Receiver (2.4.3, Data transmission or reception): "For each sample of data, three readings are taken
+//   and the majority value is kept. In the following paragraphs the middle sampling point is defined,
+//   and one sample is taken either side of it." "When the receiver is idle (UARTRXD continuously 1, in
+//   the marking state) and a LOW is detected on the data input (a start bit has been received), the
+//   receive counter, with the clock enabled by Baud16, begins running and data is sampled on the eighth
+//   cycle of that counter in UART mode". "The start bit is valid if UARTRXD is still LOW on the eighth
+//   cycle of Baud16, otherwise a false start bit is detected and it is ignored." "If the start bit was
+//   valid, successive data bits are sampled on every 16th cycle of Baud16 (that is, one bit period
+//   later)". "Lastly, a valid stop bit is confirmed if UARTRXD is HIGH, otherwise a framing error has
+//   occurred." So: a LOW seen on a Baud16 enable while idle starts a character; every bit, the start
+//   bit too, is read on the 7th, 8th and 9th enable of its 16 (the sides of the middle are one enable
+//   away: the TRM gives no distance) and the majority kept, at the 9th; a start bit whose majority is
+//   HIGH is a false start, ignored. A level that differs away from those three readings, or a glitch
+//   that covers one of them, changes nothing. The frame format is taken when the start bit is seen.
+//   Only the first stop bit is checked (3.3.7: "The receive logic does not check for two stop bits
+//   being received"); the character is pushed at its decision. Stop bit LOW: FE; every bit of the frame
+//   LOW too (data and parity): BE as well (FE and, if the parity is wrong, PE stay set: Linux ignores
+//   them under BE). After a LOW stop bit the receiver waits for RXD to go HIGH before it looks for a
+//   start bit (3.3.1: "The next character is only enabled after the receive data input goes to a 1"),
+//   so a long break gives one character.
 // - Overrun: a character arriving while the RX FIFO is full is lost; RSR.OE and RIS.OE set at once,
 //   DR.OE comes with the next character that fits. A lost character sets no FE/PE/BE.
 // - RSR: DR reads OR the popped character's FE/PE/BE into it; any ECR write clears all four.
@@ -57,7 +70,7 @@
 //   interrupt.
 // - RT (2.8.4): "asserted when the receive FIFO is not empty, and no more data is received during a 32-bit
 //   period". Counts Baud16 enables while the RX FIFO holds data and the receiver is idle, from 0 at each
-//   start bit; fires once after 512 (32 bit periods after the last stop bit's reading); cleared by ICR
+//   start bit; fires once after 512 (32 bit periods after the stop bit's decision); cleared by ICR
 //   or by emptying the FIFO, and counts again only after the next start bit. RTRIS (3.3.11, note a): "the
 //   raw interrupt cannot be set unless the mask is set, this is because the mask acts as an enable for
 //   power saving. That is, the same status can be read from UARTMIS and UARTRIS": while RTIM is clear the
@@ -359,25 +372,31 @@ module pl011 #(
     assign txd = tx_q && !(lcrh[BRK] && !tx_active);
 
     // ---------------------------------------------------------------- receiver
-    // Everything happens on Baud16 enables: `rx_cnt` counts the enables to the next sample point, which
-    // is the middle of the bit `rx_bit` (0: start bit, then data, parity, stop).
+    // Everything happens on Baud16 enables. Each bit `rx_bit` (0: start bit, then data, parity, stop) is
+    // read on the 7th, 8th and 9th enable into it, counted from the enable that saw the start bit's LOW
+    // (the 8th is its middle), and the majority of the three kept at the 9th; `rx_cnt` counts the
+    // enables to the next reading.
     wire rx_in = lbe ? txd : rxd_s;
     logic rx_active, rx_wait_mark;
     logic [4:0] rx_cnt;
-    logic [3:0] rx_bit, rx_stop;  // the next sample's bit; the stop bit's
+    logic [1:0] rx_nread;         // readings of the bit taken so far
+    logic rx_r0, rx_r1;           // and what they read
+    logic [3:0] rx_bit, rx_stop;  // the bit being read; the stop bit's
     logic [7:0] rx_data;          // data bits shift in from the top
     logic rx_par;
     logic [1:0] rx_wlen;
     logic rx_pen, rx_eps, rx_sps;
     wire rx_can_detect = !rx_active && !rx_wait_mark && !rx_in && cr[UARTEN] && cr[RXE];
     wire rx_detect = baud16 && rx_can_detect;
-    wire rx_sample = baud16 && rx_active && {3'b0, rx_cnt} == nt;
-    wire rx_stop_now = rx_sample && rx_bit == rx_stop;
-    wire rx_false_start = rx_sample && rx_bit == 0 && rx_in;  // no longer low at its middle: a glitch
-    // The character as it stands at its stop bit's sample.
+    wire rx_read = baud16 && rx_active && {3'b0, rx_cnt} == nt;
+    wire rx_decide = rx_read && rx_nread == 2'd2;  // the third reading: the bit's value is decided
+    wire rx_vote = (rx_r0 && rx_r1) || (rx_r0 && rx_in) || (rx_r1 && rx_in);
+    wire rx_stop_now = rx_decide && rx_bit == rx_stop;
+    wire rx_false_start = rx_decide && rx_bit == 0 && rx_vote;  // not LOW at its middle: a glitch
+    // The character as it stands at its stop bit's decision.
     wire [7:0] rx_char = rx_data >> (2'd3 - rx_wlen);
     wire rx_par_want = rx_sps ? !rx_eps : (^rx_char) ^ !rx_eps;
-    wire rx_fe = !rx_in;
+    wire rx_fe = !rx_vote;
     wire rx_pe = rx_pen && rx_par != rx_par_want;
     wire rx_be = rx_fe && rx_char == 0 && !(rx_pen && rx_par);
     logic rx_ovr;  // a character was lost: the next one pushed carries OE
@@ -389,6 +408,8 @@ module pl011 #(
             rx_active <= 1'b0;
             rx_wait_mark <= 1'b0;
             rx_cnt <= '0;
+            rx_nread <= '0;
+            {rx_r0, rx_r1} <= '0;
             rx_bit <= '0;
             rx_stop <= '0;
             rx_data <= '0;
@@ -400,27 +421,34 @@ module pl011 #(
             if (rx_wait_mark && rx_in) rx_wait_mark <= 1'b0;
             if (rx_detect) begin
                 rx_active <= 1'b1;
-                rx_cnt <= 5'd8;
+                rx_cnt <= 5'd7;
+                rx_nread <= '0;
                 rx_bit <= '0;
                 rx_stop <= 4'd6 + {2'b0, wlen} + {3'b0, lcrh[PEN]};
                 rx_data <= '0;
                 rx_par <= 1'b0;
                 rx_wlen <= wlen;
                 {rx_pen, rx_eps, rx_sps} <= {lcrh[PEN], lcrh[EPS], lcrh[SPS]};
-            end else if (rx_sample) begin
-                rx_cnt <= 5'd16;
+            end else if (rx_read && !rx_decide) begin
+                rx_cnt <= 5'd1;
+                rx_nread <= rx_nread + 2'd1;
+                if (rx_nread == 2'd0) rx_r0 <= rx_in;
+                else rx_r1 <= rx_in;
+            end else if (rx_decide) begin
+                rx_cnt <= 5'd14;
+                rx_nread <= '0;
                 rx_bit <= rx_bit + 4'd1;
                 if (rx_bit == 0) begin
                     if (rx_false_start) rx_active <= 1'b0;
                 end else if (rx_stop_now) begin
                     rx_active <= 1'b0;
-                    rx_wait_mark <= !rx_in;
+                    rx_wait_mark <= !rx_vote;
                     if (rx_full) rx_ovr <= 1'b1;
                     else rx_ovr <= 1'b0;
                 end else if (rx_bit <= 4'd5 + {2'b0, rx_wlen}) begin
-                    rx_data <= {rx_in, rx_data[7:1]};
+                    rx_data <= {rx_vote, rx_data[7:1]};
                 end else begin
-                    rx_par <= rx_in;
+                    rx_par <= rx_vote;
                 end
             end else if (baud16 && rx_active) begin
                 rx_cnt <= rx_cnt - nt[4:0];
@@ -609,7 +637,7 @@ module pl011 #(
     // or where the timeout fires.
     wire [9:0] tx_reg = tx_active ? {2'b0, to_bit_end} + {2'b0, tx_left, 4'b0}
                       : tx_can_start ? 10'd1 : NEVER;
-    wire [9:0] rx_reg = rx_active ? {5'b0, rx_cnt} + {2'b0, rx_stop - rx_bit, 4'b0}
+    wire [9:0] rx_reg = rx_active ? {5'b0, rx_cnt} + {8'b0, 2'd2 - rx_nread} + {2'b0, rx_stop - rx_bit, 4'b0}
                       : rx_can_detect ? 10'd1 : NEVER;
     function automatic logic [7:0] nearest(input logic [9:0] a, input logic [9:0] b, input logic [9:0] c);
         logic [9:0] m;
