@@ -35,7 +35,7 @@
 //   wait until no character is in progress in either direction (the generator is common to both): at
 //   once on an idle UART, else at the enable that ends the last character in progress (a character
 //   that starts on that enable already runs at the new rate). The frame format applies from the next
-//   character (TX) or start bit (RX), as before.
+//   character (TX) or start bit (RX).
 // - Receiver (2.4.3, Data transmission or reception): "For each sample of data, three readings are taken
 //   and the majority value is kept. In the following paragraphs the middle sampling point is defined,
 //   and one sample is taken either side of it." "When the receiver is idle (UARTRXD continuously 1, in
@@ -81,15 +81,24 @@
 //   the FIFOs) "the FIFOs are not physically disabled, but the flags are manipulated to give the illusion
 //   of a 1-byte register": the RX FIFO keeps its characters, its flags read as a holding register (RXFF
 //   while it holds any) and each DR read still pops one.
-// - Modem interrupts: any change (either edge) of CTS, DSR, DCD or RI as FR shows them, raised one
+// - TX interrupt (2.8.3, note): "The transmit interrupt is based on a transition through a level, rather
+//   than on the level itself." Raised when a character leaving takes the fill down through the level
+//   (nothing after reset until data has been written and drained); cleared by ICR or a write that fills
+//   the FIFO above the level. IFLS codes 5..7 are reserved: silent, they act as 7/8.
+// - BRK (3.3.7): "a low-level is continually output on the UARTTXD output, after completing transmission
+//   of the current character"; no new character starts under it.
+// - Modem interrupts (2.8.1): "asserted if any of the modem status signals (nUARTCTS, nUARTDCD,
+//   nUARTDSR, and nUARTRI) change": either edge of CTS, DSR, DCD or RI as FR shows them, raised one
 //   UARTCLK cycle after FR shows the change.
 // - Loopback (LBE): the receiver takes TXD (no synchroniser: same clock); CTS/DSR/DCD/RI take
 //   RTS/DTR/OUT1/OUT2; the TXD and modem outputs still drive the pins.
-// - RTSEN: nRTS follows the RX FIFO alone (CR.RTS is ignored): deasserted while the fill is at or above
-//   the RX trigger level, asserted below it.
+// - RTSEN (2.6, note): "When RTS flow control is enabled, the software cannot use the RTSEn bit in the
+//   Control Register, UARTCR to control the status of nUARTRTS" (RTS is meant): nRTS follows the RX FIFO
+//   alone, deasserted while the fill is at or above the RX trigger level, asserted below it.
 // - DMA: TXDMASREQ while the TX FIFO has room, TXDMABREQ while its fill is at or below the TX level,
 //   RXDMASREQ while the RX FIFO holds data, RXDMABREQ while its fill is at or above the RX level; burst
-//   requests only with FEN=1; DMAONERR masks the RX requests while the masked error interrupt is set.
+//   requests only with FEN=1; DMAONERR masks the RX requests while the error interrupt UARTEINTR (2.7: "to
+//   be masked out when the UART error interrupt, UARTEINTR, is asserted"; a masked output, 2.8) is set.
 //   A clear input (registered once) holds that direction's requests low. All of them are low while
 //   UARTEN is 0 (2.7): "All request signals are deasserted if the UART is disabled or the relevant DMA
 //   enable bit, TXDMAE or RXDMAE, in the DMA Control Register, UARTDMACR is cleared."
