@@ -6,8 +6,9 @@
 // are short, in phases of a few thousand cycles: RXD from noise, from an idle line or from TXD itself
 // (well-formed frames); DR read often (RX drained) or never (RX fills up, overruns, timeouts); Baud16
 // enables skipped often or seldom. Modem lines, DMA clears and resets change now and then; fast_fwd and
-// skip_ticks take legal values from the RTL's b16_wait and ev_ticks. Coverage counts at the end fail the
-// run if the stimulus stopped reaching full FIFOs, overruns, timeouts, interrupts and both skip inputs.
+// skip_ticks take legal values from the RTL's b16_wait and ev_ticks; div_load gives a quiet UART's
+// divider a state it can reach. Coverage counts at the end fail the run if the stimulus stopped reaching
+// full FIFOs, overruns, timeouts, interrupts and the three skip inputs.
 module pl011_netlist_tb;
     parameter integer FIFO_DEPTH = 32;
     parameter integer CYCLES = 40000;
@@ -22,6 +23,9 @@ module pl011_netlist_tb;
     reg txdmaclr = 1'b0, rxdmaclr = 1'b0;
     reg [16:0] fast_fwd = 17'd0;
     reg [7:0] skip_ticks = 8'd0;
+    reg div_load = 1'b0;
+    reg [16:0] div_cnt = 17'd0;
+    reg [5:0] div_acc = 6'd0;
 
     // Every output, in port order: {rdata, rd_err, wr_err, txd, nrts, ndtr, nout1, nout2, intr,
     // txdmasreq, txdmabreq, rxdmasreq, rxdmabreq, tx_level, rx_level, flags, b16_wait, b16_acc, baud_div,
@@ -35,7 +39,8 @@ module pl011_netlist_tb;
         .ndsr(ndsr), .ndcd(ndcd), .nri(nri), .nrts(o[92]), .ndtr(o[91]), .nout1(o[90]), .nout2(o[89]), \
         .intr(o[88]), .txdmasreq(o[87]), .txdmabreq(o[86]), .rxdmasreq(o[85]), .rxdmabreq(o[84]), \
         .txdmaclr(txdmaclr), .rxdmaclr(rxdmaclr), .tx_level(o[83:78]), .rx_level(o[77:72]), \
-        .flags(o[71:63]), .fast_fwd(fast_fwd), .skip_ticks(skip_ticks), .b16_wait(o[62:46]), \
+        .flags(o[71:63]), .fast_fwd(fast_fwd), .skip_ticks(skip_ticks), .div_load(div_load), \
+        .div_cnt(div_cnt), .div_acc(div_acc), .b16_wait(o[62:46]), \
         .b16_acc(o[45:40]), .baud_div(o[39:18]), .ev_ticks(o[17:10]), .reg_ticks(o[9:2]), \
         .synced(o[1]), .quiet(o[0])
 
@@ -60,7 +65,7 @@ module pl011_netlist_tb;
     reg txd_d = 1'b1;
     // coverage
     integer txd_edges = 0, rx_full_cycles = 0, tx_full_cycles = 0, rt_irqs = 0, overruns = 0;
-    integer intr_cycles = 0, quiet_cycles = 0, skips = 0, fwds = 0, accesses = 0, resets = 0;
+    integer intr_cycles = 0, quiet_cycles = 0, skips = 0, fwds = 0, loads = 0, accesses = 0, resets = 0;
 
     // xorshift32: the same sequence in every simulator ($random's is Icarus's own).
     reg [31:0] rng_state = SEED;
@@ -206,6 +211,13 @@ module pl011_netlist_tb;
             r = rnd();
             fast_fwd = 17'd0;
             skip_ticks = 8'd0;
+            // A quiet UART's divider skipped ahead: any state a running divider can be in.
+            div_load = quiet_rtl && b16_wait_rtl != 17'd0 && r[27:25] == 3'd0;
+            if (div_load) begin
+                div_cnt = 17'd1 + (r[24:8] % {1'b0, o_rtl[39:24]}) + (r[7] ? 17'd1 : 17'd0);
+                div_acc = r[5:0];
+                loads = loads + 1;
+            end
             if (!sel && (r & ((1 << skip_rate) - 1)) == 0) begin
                 if (r[31] && b16_wait_rtl > 17'd1) begin
                     fast_fwd = 17'd1 + (r[30:8] % (b16_wait_rtl - 17'd1));
@@ -221,13 +233,13 @@ module pl011_netlist_tb;
         @(negedge clk);
         if (txd_edges < CYCLES / 50 || rx_full_cycles < CYCLES / 100 || tx_full_cycles < CYCLES / 100
             || overruns < 2 || rt_irqs < 2 || intr_cycles < CYCLES / 10 || quiet_cycles < CYCLES / 100
-            || skips < CYCLES / 100 || fwds < CYCLES / 100 || resets < 1)
+            || skips < CYCLES / 100 || fwds < CYCLES / 100 || loads < CYCLES / 1000 || resets < 1)
             $write("FAIL (stimulus too weak)");
         else
             $write("PASS");
-        $display(" depth %0d: %0d cycles, %0d accesses, %0d resets, %0d TXD edges, %0d cycles RX full, %0d TX full, %0d overruns, %0d RT, %0d intr cycles, %0d quiet, %0d skips, %0d fast-forwards",
+        $display(" depth %0d: %0d cycles, %0d accesses, %0d resets, %0d TXD edges, %0d cycles RX full, %0d TX full, %0d overruns, %0d RT, %0d intr cycles, %0d quiet, %0d skips, %0d fast-forwards, %0d divider loads",
                  FIFO_DEPTH, cycle, accesses, resets, txd_edges, rx_full_cycles, tx_full_cycles, overruns,
-                 rt_irqs, intr_cycles, quiet_cycles, skips, fwds);
+                 rt_irqs, intr_cycles, quiet_cycles, skips, fwds, loads);
         $finish;
     end
 

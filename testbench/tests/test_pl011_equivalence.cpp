@@ -116,12 +116,14 @@ std::vector<bus_op> random_script(std::uint64_t uartclk, std::uint64_t baud, uns
         } else if (k < 61) {
             ops.push_back({c, pick(3) == 0, reg::RSR, 4, 0}); // a write is ECR
         } else if (k < 65) {
-            // new frame format: WLEN, PEN, EPS, STP2, SPS, FEN
+            // new frame format: WLEN, PEN, EPS, STP2, SPS, FEN; now and then another divisor (latched
+            // once no character is in progress: the divider restarts there)
             const bool fifo = mix.char_mode ? pick(4) == 0 : pick(4) != 0;
             const std::uint32_t lcr = (pick(4) << 5) | (pick(2) << 1) | (pick(2) << 2) | (pick(2) << 3) |
                                       (fifo ? 0x10 : 0) | (pick(4) == 0 ? 0x80 : 0);
-            ops.push_back({c, true, reg::IBRD, 4, ibrd});
-            ops.push_back({c += 1, true, reg::FBRD, 4, fbrd});
+            const bool other = pick(4) == 0;
+            ops.push_back({c, true, reg::IBRD, 4, other ? ibrd + ibrd / 4 + pick(2) : ibrd});
+            ops.push_back({c += 1, true, reg::FBRD, 4, other ? pick(64) : fbrd});
             ops.push_back({c += 1, true, reg::LCR_H, 1, lcr});
         } else if (k < 71) {
             // UARTEN/TXE/RXE, LBE (0x80), RTS..OUT2 (0x3C00), RTSEN (0x4000), CTSEN (0x8000)
@@ -154,6 +156,8 @@ std::vector<bus_op> random_script(std::uint64_t uartclk, std::uint64_t baud, uns
     }
     // Re-enable (loopback off) and let everything drain.
     ops.push_back({c += 2, true, 0, 0, 0, bus_op::pin_ncts});
+    ops.push_back({c += 2, true, reg::IBRD, 4, ibrd});
+    ops.push_back({c += 2, true, reg::FBRD, 4, fbrd});
     ops.push_back({c += 2, true, reg::LCR_H, 4, 0x70});
     ops.push_back({c += 2, true, reg::CR, 4, 0x301});
     end = c + 40 * 12 * 16 * (ibrd + 1);
@@ -395,4 +399,71 @@ TEST(Pl011CoreEquivalence, CatchUpToArbitraryEdgesMatchesPlainClocking_Loopback)
 }
 TEST(Pl011CoreEquivalence, CatchUpToArbitraryEdgesMatchesPlainClocking_CharacterMode) {
     check_core_catch_up(24'000'000, 38400, 16, 15, {false, true});
+}
+
+// A quiet UART is not evaluated: the engine computes its free-running divider's phase. Skips of up to
+// millions of cycles, with fractional divisors (the accumulator's carries), against plain clocking;
+// then a character written there starts on the enable plain clocking gives it.
+namespace {
+void check_long_idle(std::uint32_t ibrd, std::uint32_t fbrd) {
+    detail::pl011_core core(32, false);
+    auto ref = detail::pl011_rtl::create(32);
+    std::uint64_t ref_cycle = 0, c = 0;
+    auto both = [&](bool write, std::uint16_t word, std::uint32_t data) {
+        c += 1;
+        std::uint32_t d = data;
+        ASSERT_EQ(core.access(c, write, word, 0xF, d), detail::bus_result::ok);
+        while (ref_cycle < c - 1) {
+            ref->edge();
+            ++ref_cycle;
+        }
+        ref->in.sel = true;
+        ref->in.write = write;
+        ref->in.addr = word;
+        ref->in.strb = 0xF;
+        ref->in.wdata = data;
+        ref->edge();
+        ++ref_cycle;
+        ref->in.sel = false;
+        ref->in.write = false;
+    };
+    both(true, reg::IBRD >> 2, ibrd);
+    both(true, reg::FBRD >> 2, fbrd);
+    both(true, reg::LCR_H >> 2, 0x70);
+    both(true, reg::CR >> 2, 0x301);
+    const std::uint64_t edges0 = core.edges_evaluated();
+    for (std::uint64_t gap : {7ull, 1000ull, 123457ull, 2'000'003ull}) {
+        c += gap;
+        core.catch_up(c);
+        while (ref_cycle < c) {
+            ref->edge();
+            ++ref_cycle;
+        }
+        ASSERT_EQ(core.out().b16_wait, ref->out().b16_wait) << "after " << gap << " idle cycles";
+        ASSERT_EQ(core.out().b16_acc, ref->out().b16_acc) << "after " << gap << " idle cycles";
+    }
+    EXPECT_EQ(core.edges_evaluated(), edges0) << "idle cycles cost no evaluation";
+    both(true, reg::DR >> 2, 0x00);
+    std::uint64_t core_start = 0, ref_start = 0;
+    for (std::uint64_t end = c + 40 * ibrd; !core_start || !ref_start;) {
+        ASSERT_LT(c, end) << "no start bit";
+        ++c;
+        core.catch_up(c);
+        ref->edge();
+        ++ref_cycle;
+        if (!core_start && !core.out().txd) core_start = c;
+        if (!ref_start && !ref->out().txd) ref_start = c;
+    }
+    EXPECT_EQ(core_start, ref_start);
+}
+} // namespace
+
+TEST(Pl011CoreEquivalence, LongIdleDividerPhaseMatchesPlainClocking_13_1) {
+    check_long_idle(13, 1);
+}
+TEST(Pl011CoreEquivalence, LongIdleDividerPhaseMatchesPlainClocking_1_40) {
+    check_long_idle(1, 40);
+}
+TEST(Pl011CoreEquivalence, LongIdleDividerPhaseMatchesPlainClocking_57_63) {
+    check_long_idle(57, 63);
 }

@@ -1,6 +1,8 @@
 // The PL011 against the TRM (DDI0183 r1p5), through the TLM wrapper: register reset values and IDs,
 // the transmit path's flags and timing on TXD, frame formats, the IBRD/FBRD latch, access widths and
 // bad accesses, reset in the middle of a character.
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "pl011_bench.h"
@@ -525,5 +527,108 @@ TEST(Pl011Trm, CtsFlowControlHoldsTheTransmitterBetweenCharacters) {
         b.ncts.write(false);
         b.wait_idle();
         EXPECT_EQ(decode_frames(b.txd_log, bit, 9).size(), 2u);
+    });
+}
+
+// The UARTCR note's programming sequence: "3. Flush the transmit FIFO by setting the FEN bit to 0". The
+// character already being shifted out completes; the receive FIFO, which the TRM does not flush, keeps
+// its characters and reads as a holding register (2.4.3: "the FIFOs are not physically disabled, but
+// the flags are manipulated to give the illusion of a 1-byte register").
+TEST(Pl011Trm, ClearingFenFlushesTheTransmitFifoNotTheReceiveFifo) {
+    UARTVP_SIM_TEST();
+    run_bench(pl011_config{}, [](pl011_bench& b) {
+        b.setup(115200);
+        const double bit = programmed_bit_s(24'000'000, 115200);
+        b.inj.send("rx");
+        while (!b.inj.idle())
+            sc_core::wait(b.inj.done_event());
+        b.wait_us(20);
+        ASSERT_EQ(b.uart.rx_fifo_level.read(), 2u);
+        for (char c : std::string("01234"))
+            b.wr(reg::DR, c, 1);
+        while (b.txd_log.empty())
+            b.wait_us(1);
+        b.wr(reg::CR, 0x300);   // 1. disable the UART
+        b.wr(reg::LCR_H, 0x60); // 3. flush the transmit FIFO
+        EXPECT_EQ(b.uart.tx_fifo_level.read(), 0u);
+        EXPECT_EQ(b.rd(reg::FR) & (fr::TXFE | fr::BUSY | fr::RXFF | fr::RXFE), fr::TXFE | fr::BUSY | fr::RXFF)
+            << "the character on the line still counts as busy; the RX FIFO holds its two characters";
+        b.wait_idle();
+        const auto frames = decode_frames(b.txd_log, bit, 9);
+        ASSERT_EQ(frames.size(), 1u) << "only the character in the shift register went out";
+        EXPECT_EQ(frames[0].bits, (std::vector<int>{0, 0, 0, 0, 1, 1, 0, 0, 1})); // '0'
+        EXPECT_EQ(b.uart.rx_fifo_level.read(), 2u);
+        EXPECT_EQ(b.rd(reg::DR) & 0xFF, static_cast<std::uint32_t>('r'));
+        EXPECT_EQ(b.rd(reg::DR) & 0xFF, static_cast<std::uint32_t>('x'));
+        EXPECT_TRUE(b.rd(reg::FR) & fr::RXFE);
+        // FEN already 0: writing it 0 again flushes nothing.
+        b.wr(reg::DR, 'h', 1);
+        b.wr(reg::LCR_H, 0x60);
+        EXPECT_EQ(b.uart.tx_fifo_level.read(), 1u);
+        // Setting FEN keeps what the holding register has.
+        b.wr(reg::LCR_H, 0x70);
+        EXPECT_EQ(b.uart.tx_fifo_level.read(), 1u);
+    });
+}
+
+// TRM 2.2.3: "The baud rate generator contains free-running counters that generate the internal x16
+// clocks, Baud16 ...". It (re)starts where the divisor is latched: enable j falls IBRD * j + FBRD * (j-1)
+// / 64 (rounded down) cycles later. A character written to an idle UART starts on the next enable, so its
+// start bit's delay after the write follows the generator's phase.
+TEST(Pl011Trm, TheBaudGeneratorRunsFreeAndAnIdleUartStartsOnItsNextEnable) {
+    UARTVP_SIM_TEST();
+    run_bench(pl011_config{}, [](pl011_bench& b) {
+        const auto [ibrd, fbrd] = divisor(24'000'000, 115200); // 13 + 1/64: a carry every 64 enables
+        b.wr(reg::IBRD, ibrd);
+        b.wr(reg::FBRD, fbrd);
+        b.wr(reg::LCR_H, 0x70);
+        const std::uint64_t latch = b.now_cycle();
+        b.wr(reg::CR, 0x301);
+        auto enable = [&](std::uint64_t j) { return latch + j * ibrd + (j - 1) * fbrd / 64; };
+        std::set<std::uint64_t> delays;
+        for (unsigned i = 0; i < 24; ++i) {
+            b.wait_cycles(1000 + 7 * i); // idle: a different phase each time
+            b.txd_log.clear();
+            b.wr(reg::DR, 0xFF, 1);
+            const std::uint64_t written = b.now_cycle();
+            std::uint64_t j = 1;
+            while (enable(j) <= written)
+                ++j;
+            while (b.txd_log.empty())
+                b.wait_us(1);
+            const std::uint64_t start = b.uart.clock().edge_at_or_after(b.txd_log.front().first);
+            EXPECT_EQ(start, enable(j)) << "character " << i << " written on cycle " << written;
+            delays.insert(start - written);
+            b.wait_idle();
+        }
+        EXPECT_GT(delays.size(), 6u) << "the start bit's delay follows the generator's phase";
+    });
+}
+
+// TRM 3.3.6, note: "The contents of the UARTIBRD and UARTFBRD registers are not updated until
+// transmission or reception of the current character is complete." A divisor latched by an LCR_H write
+// in the middle of a character takes effect after its stop bit: the next character goes at the new rate.
+TEST(Pl011Trm, ANewDivisorWaitsForTheCharacterBeingSent) {
+    UARTVP_SIM_TEST();
+    run_bench(pl011_config{}, [](pl011_bench& b) {
+        b.setup(115200);
+        const double fast = programmed_bit_s(24'000'000, 115200), slow = programmed_bit_s(24'000'000, 57600);
+        b.wr(reg::DR, 0x55, 1); // an edge at every bit boundary
+        b.wr(reg::DR, 0x55, 1);
+        while (b.txd_log.empty())
+            b.wait_us(1);
+        sc_core::wait(sc_time(3.3 * fast, SC_SEC));
+        const auto [ibrd, fbrd] = divisor(24'000'000, 57600);
+        b.wr(reg::IBRD, ibrd);
+        b.wr(reg::FBRD, fbrd);
+        b.wr(reg::LCR_H, 0x70);
+        b.wait_idle();
+        const std::vector<double> t = edge_times_s(b);
+        ASSERT_EQ(t.size(), 20u);
+        for (std::size_t k = 1; k < 10; ++k)
+            EXPECT_NEAR(t[k] - t[0], k * fast, 2.0 / 24e6) << "first character, edge " << k;
+        EXPECT_NEAR(t[10] - t[0], 10 * fast, 2.0 / 24e6) << "its stop bit at the old rate";
+        for (std::size_t k = 1; k < 10; ++k)
+            EXPECT_NEAR(t[10 + k] - t[10], k * slow, 2.0 / 24e6) << "second character, edge " << k;
     });
 }

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 #include "Vpl011_d16.h"
 #include "Vpl011_d32.h"
@@ -61,6 +62,7 @@ public:
         }
         m_model->clk = 1;
         m_model->eval();
+        in.div_load = false; // the edge has taken the divider state handed to it
         collect();
         stop(t0);
     }
@@ -88,6 +90,9 @@ private:
         m.rxdmaclr = in.rxdmaclr;
         m.fast_fwd = in.fast_fwd;
         m.skip_ticks = in.skip_ticks;
+        m.div_load = in.div_load;
+        m.div_cnt = in.div_cnt;
+        m.div_acc = in.div_acc;
     }
     void collect() {
         const model& m = *m_model;
@@ -110,6 +115,10 @@ private:
         o.flags = m.flags;
         o.b16_wait = m.b16_wait;
         o.b16_acc = m.b16_acc;
+        if (in.div_load) { // the registers are behind: the state handed to the next edge is the present
+            o.b16_wait = in.div_cnt;
+            o.b16_acc = in.div_acc;
+        }
         o.baud_div = m.baud_div;
         o.ev_ticks = m.ev_ticks;
         o.reg_ticks = m.reg_ticks;
@@ -152,6 +161,37 @@ std::unique_ptr<pl011_rtl> pl011_rtl::create(unsigned fifo_depth) {
         throw std::invalid_argument("PL011 FIFO depth must be 16 or 32");
     rtl->reset();
     return rtl;
+}
+
+// The divider's counter and accumulator `n` cycles on, as the RTL runs it: enables at `cnt`, then at
+// `cnt` + m * IBRD + floor((acc + m * FBRD) / 64) for m = 1, 2, ... (the carries of the accumulator add
+// up to that floor); after an enable the counter holds the cycles to the next one.
+static std::pair<std::uint32_t, std::uint8_t>
+divider_after(std::uint64_t cnt, std::uint64_t acc, std::uint64_t ibrd, std::uint64_t fbrd, std::uint64_t n) {
+    if (n < cnt) return {static_cast<std::uint32_t>(cnt - n), static_cast<std::uint8_t>(acc)};
+    using u128 = unsigned __int128;
+    const std::uint64_t past_first = n - cnt;
+    auto to_enable = [&](std::uint64_t m) { // cycles from the first enable to the (m+1)-th
+        return static_cast<std::uint64_t>(u128(m) * ibrd + (acc + u128(m) * fbrd) / 64);
+    };
+    // The mean period is (64 IBRD + FBRD) / 64: this m never overshoots, and falls short by a step or two.
+    std::uint64_t m = static_cast<std::uint64_t>(u128(past_first) * 64 / (64 * ibrd + fbrd));
+    while (to_enable(m + 1) <= past_first)
+        ++m;
+    // The last enable was the (m+1)-th; the next one is the (m+2)-th.
+    return {static_cast<std::uint32_t>(cnt + to_enable(m + 1) - n),
+            static_cast<std::uint8_t>((acc + u128(m + 1) * fbrd) % 64)};
+}
+
+void pl011_rtl::skip_divider(std::uint64_t cycles) {
+    const std::uint32_t ibrd = m_out.baud_div >> 6, fbrd = m_out.baud_div & 0x3F;
+    if (ibrd == 0 || cycles == 0) return; // no valid divisor: the divider stands still
+    const auto [cnt, acc] = divider_after(m_out.b16_wait, m_out.b16_acc, ibrd, fbrd, cycles);
+    in.div_load = true;
+    in.div_cnt = cnt;
+    in.div_acc = acc;
+    m_out.b16_wait = cnt;
+    m_out.b16_acc = acc;
 }
 
 void pl011_rtl::reset() {
@@ -210,7 +250,9 @@ void pl011_core::catch_up(std::uint64_t target) {
         } else if (m_every_cycle || !o.synced || !m_rtl->in.rst_n) {
             edge(1);
         } else if (o.quiet) {
-            m_cycle = target; // nothing changes on these edges
+            // Nothing changes on these edges but the divider, whose state is computed.
+            m_rtl->skip_divider(left);
+            m_cycle = target;
         } else if (o.b16_wait > left) {
             // The divider alone counts down to `target`, before the next Baud16 enable.
             edge(left);
@@ -239,7 +281,7 @@ std::uint64_t pl011_core::next_change(unsigned ticks) const {
     if (!m_rtl->in.rst_n) return m_reset_done ? std::numeric_limits<std::uint64_t>::max() : m_cycle + 1;
     if (!o.synced) return m_cycle + 1;
     if (o.quiet) return std::numeric_limits<std::uint64_t>::max();
-    if (o.b16_wait == 0) return m_cycle + 1; // idle, the divider returns to rest on the next edge
+    if (o.b16_wait == 0) return m_cycle + 1; // no divisor in force: a plain edge settles what is left
     // The `ticks`-th Baud16 enable from now: the divider's current count, then whole periods of
     // IBRD cycles, one more whenever the fractional accumulator carries (as the RTL computes them).
     std::uint64_t at = m_cycle + o.b16_wait;

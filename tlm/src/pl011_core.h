@@ -21,6 +21,10 @@ struct pl011_inputs {
     bool txdmaclr = false, rxdmaclr = false;
     std::uint32_t fast_fwd = 0;
     std::uint8_t skip_ticks = 0;
+    // The divider's state, computed for cycles skipped without evaluation (see pl011_rtl::skip_divider).
+    bool div_load = false;
+    std::uint32_t div_cnt = 0;
+    std::uint8_t div_acc = 0;
 };
 
 struct pl011_outputs {
@@ -55,6 +59,10 @@ public:
     virtual void edge() = 0;
     // Hold reset over one edge; the state afterwards is "cycle 0".
     void reset();
+    // `cycles` quiet cycles pass without evaluation: nothing changes but the free-running Baud16
+    // divider, whose state after them is computed here and handed to the next edge (which consumes it,
+    // clearing in.div_load); the divider outputs show it from now on.
+    void skip_divider(std::uint64_t cycles);
     // A full trace of the RTL into a VCD (Verilator's own writer); dump() records the state at a time.
     virtual void open_trace(const std::string& path) = 0;
     virtual void dump(std::uint64_t time_ps) = 0;
