@@ -23,15 +23,22 @@ using namespace sc_core;
 // The verilated --sc PL011 behind a TLM target that drives its register port on the clock.
 struct naive_pl011 : sc_module {
     tlm_utils::simple_target_socket<naive_pl011, 32> bus{"bus"};
-    sc_clock clk{"clk", sc_time(1e9 / 24e6, SC_NS)}; // 41.667 ns: a rounded period, as sc_clock has it
-    sc_signal<bool> rst_n{"rst_n", false}, sel{"sel"}, write{"write"}, txd{"txd"}, rxd{"rxd", true};
+    // 25 MHz: a period (40 ns) that sc_clock represents exactly. With 24 MHz its rounded 41.667 ns drift
+    // against the exact edge times of uartvp::pl011 moves the free-running baud generator's phase.
+    sc_clock clk{"clk", sc_time(40, SC_NS)};
+    // The register port is driven from b_transport, by whichever task thread of the core calls it.
+    using bus_bool = sc_signal<bool, SC_UNCHECKED_WRITERS>;
+    using bus_word = sc_signal<std::uint32_t, SC_UNCHECKED_WRITERS>;
+    bus_bool sel{"sel"}, write{"write"};
+    bus_word addr{"addr"}, strb{"strb"}, wdata{"wdata"};
+    sc_signal<bool> rst_n{"rst_n", false}, txd{"txd"}, rxd{"rxd", true};
     sc_signal<bool> ncts{"ncts", true}, ndsr{"ndsr", true}, ndcd{"ndcd", true}, nri{"nri", true};
     sc_signal<bool> nrts{"nrts"}, ndtr{"ndtr"}, nout1{"nout1"}, nout2{"nout2"}, intr{"intr"};
     sc_signal<bool> rd_err{"rd_err"}, wr_err{"wr_err"}, synced{"synced"}, quiet{"quiet"},
         div_load{"div_load", false};
     sc_signal<bool> txdmasreq{"txdmasreq"}, txdmabreq{"txdmabreq"}, rxdmasreq{"rxdmasreq"},
         rxdmabreq{"rxdmabreq"}, txdmaclr{"txdmaclr", false}, rxdmaclr{"rxdmaclr", false};
-    sc_signal<std::uint32_t> addr{"addr"}, strb{"strb"}, wdata{"wdata"}, rdata{"rdata"}, tx_level{"tx_level"},
+    sc_signal<std::uint32_t> rdata{"rdata"}, tx_level{"tx_level"},
         rx_level{"rx_level"}, flags{"flags"}, fast_fwd{"fast_fwd", 0}, skip_ticks{"skip_ticks", 0},
         b16_wait{"b16_wait"}, b16_acc{"b16_acc"}, baud_div{"baud_div"}, ev_ticks{"ev_ticks"},
         reg_ticks{"reg_ticks"}, div_cnt{"div_cnt", 0}, div_acc{"div_acc", 0};
@@ -111,7 +118,8 @@ int main(int argc, char** argv) {
 
     uartvp::sw::uart_port port;
     std::uint64_t bytes = 0;
-    cpu.add_task("firmware", [&] { uartvp::sw::pl011_firmware_setup(port, 13, 1, 0x60); });
+    // 115200 at 25 MHz: 25e6 / (16 x 115200) = 13.5634, IBRD 13, FBRD round(0.5634 x 64) = 36.
+    cpu.add_task("firmware", [&] { uartvp::sw::pl011_firmware_setup(port, 13, 36, 0x60); });
     cpu.add_task("boot", [&] {
         for (const std::string& line : payload) {
             std::string out;
@@ -141,7 +149,7 @@ int main(int argc, char** argv) {
                      {"mmio_reads", boot.mmio_reads},
                      {"mmio_writes", boot.mmio_writes},
                      {"transactions", cpu.transactions()},
-                     {"rtl_cycles", static_cast<std::uint64_t>(sc_time_stamp().to_seconds() * 24e6)},
+                     {"rtl_cycles", static_cast<std::uint64_t>(sc_time_stamp().to_seconds() * 25e6)},
                      {"wall_s", wall}};
     std::printf("%s\n", j.dump(2).c_str());
     return sb.clean() ? 0 : 1;
