@@ -58,6 +58,11 @@ run_result console_result(const run_request& rq, const scoreboard& sb, const lin
     r.irq_off_total_ns = cpu.stats().irq_off_total.to_seconds() * 1e9;
     r.tx_fifo_max = tx_fifo_max;
     r.transactions = cpu.transactions();
+    // The kernel advances its change stamp once per delta cycle that ran a process and once per time
+    // step, its delta count once per such delta cycle.
+    const std::uint64_t deltas = sc_core::sc_delta_count();
+    r.host["delta_cycles"] = deltas;
+    r.host["time_steps"] = sc_core::sc_get_curr_simcontext()->change_stamp() - deltas;
     return r;
 }
 
@@ -91,6 +96,7 @@ nlohmann::json run_result::to_json() const {
                         {"rtl_edges_evaluated", rtl_edges_evaluated},
                         {"transactions", transactions},
                         {"rtl_eval_s", rtl_eval_s},
+                        {"host", host},
                         {"expect_loss", expect_loss},
                         {"outcome", clean()         ? "clean"
                                     : as_expected() ? "expected-loss"

@@ -46,6 +46,10 @@ struct run_result {
     // evaluating RTL (measured only when UARTVP_MEASURE_RTL=1 is in the environment; else 0).
     std::uint64_t transactions = 0;
     double rtl_eval_s = 0;
+    // More host figures, deterministic counts of the simulation's work (JSON `host`): SystemC time steps
+    // and delta cycles; on an RTL UART its process's activations (and those that changed no output) and
+    // RTL eval() calls.
+    nlohmann::json host = nlohmann::json::object();
     // Console output rate, KB/s (1000 bytes): bytes_written / sim_time. A seed's figure for the same
     // setup, when there is one (negative: none).
     double throughput_kbps() const { return sim_time_ns > 0 ? bytes_written / sim_time_ns * 1e6 : 0; }

@@ -15,7 +15,7 @@ namespace {
 
 // Drops what may differ between modes: host figures and the mode itself.
 nlohmann::json simulated(nlohmann::json j) {
-    for (const char* k : {"wall_s", "rtl_edges_evaluated", "rtl_eval_s", "peak_rss_mb", "transactions"})
+    for (const char* k : {"wall_s", "rtl_edges_evaluated", "rtl_eval_s", "peak_rss_mb", "transactions", "host"})
         j.erase(k);
     j["params"].erase("mode");
     return j;

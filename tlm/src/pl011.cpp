@@ -32,6 +32,8 @@ struct pl011::impl {
     std::deque<std::pair<std::uint64_t, detail::pl011_outputs>> ahead;
     detail::promise_breaker breaker; // accesses with side effects, input changes, reset
     detail::access_order order;
+    detail::pl011_outputs shown; // what the output ports were last driven with
+    std::uint64_t wakes = 0, idle_wakes = 0;
 };
 
 namespace {
@@ -91,6 +93,15 @@ std::uint64_t pl011::edges_evaluated() const {
 double pl011::rtl_eval_seconds() const {
     return m_impl->core.eval_seconds();
 }
+std::uint64_t pl011::wakes() const {
+    return m_impl->wakes;
+}
+std::uint64_t pl011::idle_wakes() const {
+    return m_impl->idle_wakes;
+}
+std::uint64_t pl011::rtl_evals() const {
+    return m_impl->core.evals();
+}
 void pl011::close_rtl_trace() {
     m_impl->core.close_rtl_trace();
 }
@@ -126,7 +137,18 @@ void pl011::sample_inputs() {
     m_impl->breaker.fire(false, UINT_MAX);
 }
 
-void pl011::drive_outputs(const detail::pl011_outputs& o) {
+namespace {
+bool same_pins(const detail::pl011_outputs& a, const detail::pl011_outputs& b) {
+    return a.txd == b.txd && a.intr == b.intr && a.nrts == b.nrts && a.ndtr == b.ndtr && a.nout1 == b.nout1 &&
+           a.nout2 == b.nout2 && a.txdmasreq == b.txdmasreq && a.txdmabreq == b.txdmabreq &&
+           a.rxdmasreq == b.rxdmasreq && a.rxdmabreq == b.rxdmabreq && a.tx_level == b.tx_level &&
+           a.rx_level == b.rx_level && (a.flags & 0xF8) == (b.flags & 0xF8);
+}
+} // namespace
+
+bool pl011::drive_outputs(const detail::pl011_outputs& o) {
+    const bool changed = !same_pins(o, m_impl->shown);
+    m_impl->shown = o;
     txd.write(o.txd);
     irq.write(o.intr);
     write_if_bound(nrts, o.nrts);
@@ -144,13 +166,16 @@ void pl011::drive_outputs(const detail::pl011_outputs& o) {
     txff.write(o.flags & 0x20);
     rxff.write(o.flags & 0x40);
     txfe.write(o.flags & 0x80);
+    return changed;
 }
 
 void pl011::run() {
     detail::pl011_core& core = m_impl->core;
     auto& ahead = m_impl->ahead;
-    for (;;) {
+    m_impl->shown = core.out();
+    for (bool first = true;; first = false) {
         const sc_time now = sc_time_stamp();
+        if (!first) ++m_impl->wakes;
         sample_inputs();
         core.catch_up(m_clock.edge_at_or_before(now));
         std::optional<detail::pl011_outputs> due;
@@ -159,13 +184,15 @@ void pl011::run() {
             ahead.pop_front();
         }
         std::uint64_t next;
+        bool changed = false;
         if (!ahead.empty()) {
-            if (due) drive_outputs(*due);
+            if (due) changed = drive_outputs(*due);
             next = ahead.front().first; // a later access edge, already computed: show it then
         } else {
-            drive_outputs(core.out());
+            changed = drive_outputs(core.out());
             next = core.next_event_cycle();
         }
+        if (!changed && !first) ++m_impl->idle_wakes;
         if (next == std::numeric_limits<std::uint64_t>::max())
             wait(m_impl->wake_on);
         else

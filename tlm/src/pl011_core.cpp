@@ -50,6 +50,7 @@ public:
         apply();
         m_model->clk = 0;
         m_model->eval();
+        ++evals;
         collect();
         stop(t0);
     }
@@ -59,9 +60,11 @@ public:
         if (m_model->clk) {
             m_model->clk = 0;
             m_model->eval();
+            ++evals;
         }
         m_model->clk = 1;
         m_model->eval();
+        ++evals;
         in.div_load = false; // the edge has taken the divider state handed to it
         collect();
         stop(t0);

@@ -70,6 +70,7 @@ public:
     // Wall-clock seconds spent evaluating the RTL, when measure_eval_time is on (for the benchmark).
     bool measure_eval_time = false;
     double eval_seconds = 0;
+    std::uint64_t evals = 0; // calls of the model's eval(), for the benchmark's counts
 
 protected:
     pl011_outputs m_out;
@@ -116,6 +117,7 @@ public:
     std::uint64_t edges_evaluated() const { return m_edges; }
     void measure_eval_time(bool on) { m_rtl->measure_eval_time = on; }
     double eval_seconds() const { return m_rtl->eval_seconds; }
+    std::uint64_t evals() const { return m_rtl->evals; }
 
 private:
     std::uint64_t next_change(unsigned ticks) const;

@@ -69,6 +69,11 @@ public:
     std::uint64_t cycle() const;
     std::uint64_t edges_evaluated() const;
     double rtl_eval_seconds() const; // with pl011_config::measure_eval_time
+    // Host figures for benchmarks: activations of the model's own process, those of them that changed
+    // no output, and calls of the RTL model's eval().
+    std::uint64_t wakes() const;
+    std::uint64_t idle_wakes() const;
+    std::uint64_t rtl_evals() const;
     void close_rtl_trace();
 
     // Adds the observation signals and lines to a VCD/WIF trace file, prefixed with this module's name.
@@ -82,7 +87,7 @@ private:
     unsigned transport_dbg(tlm::tlm_generic_payload& tx);
     void run();
     void sample_inputs();
-    void drive_outputs(const detail::pl011_outputs& o);
+    bool drive_outputs(const detail::pl011_outputs& o); // false: every output already showed that
     void start_of_simulation() override;
 
     pl011_config m_cfg;
