@@ -1,5 +1,6 @@
 #include <uartvp/pl011.h>
 
+#include <algorithm>
 #include <climits>
 #include <deque>
 #include <limits>
@@ -229,9 +230,13 @@ void pl011::serve(tlm::tlm_generic_payload& tx, const detail::word_access& a, sc
     detail::pl011_core& core = m_impl->core;
     sample_inputs();
     const sc_time now = sc_time_stamp();
-    core.catch_up(m_clock.edge_at_or_before(now));
-    const std::uint64_t at = core.cycle() + 1;
+    const std::uint64_t present = m_clock.edge_at_or_before(now);
     const bool side_effect = a.write || a.word == 0; // a DR read pops the RX FIFO and clears errors
+    // A read without side effects sees the registers as they are at the present edge. While none can
+    // change before it, the model answers as it stands, without catching up (in fast mode).
+    if (side_effect || m_cfg.clock_every_cycle || core.next_register_change() <= present)
+        core.catch_up(present);
+    const std::uint64_t at = std::max(core.cycle(), present) + 1;
     if (a.strb == 0) {
         // No byte lane enabled: nothing is read or written, no state changes.
         tx.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -256,7 +261,7 @@ void pl011::serve(tlm::tlm_generic_payload& tx, const detail::word_access& a, sc
     if (side_effect) {
         m_impl->ahead.emplace_back(at, core.out());
         m_impl->breaker.fire(true, who);
-        m_wake.notify(SC_ZERO_TIME); // the thread shows the edge at its time and plans from there
+        m_wake.notify(m_clock.time_of(at) - now); // the thread shows the edge at its time
     } else if (promise) {
         // The value holds until the next edge at which a register may change by itself.
         const std::uint64_t stable_until = core.next_register_change();

@@ -14,6 +14,7 @@
 namespace uartvp::detail {
 
 namespace {
+constexpr std::uint16_t fr_word = 0x018 >> 2; // UARTFR
 
 template <class model> class verilated_pl011 final : public pl011_rtl {
 public:
@@ -325,6 +326,10 @@ bus_result pl011_core::access(std::uint64_t at, bool write, std::uint16_t word, 
 }
 
 bus_result pl011_core::peek(std::uint16_t word, std::uint32_t& data) {
+    if (word == fr_word && !m_every_cycle) {
+        data = out().flags; // FR is the RTL's flags output: no evaluation needed
+        return bus_result::ok;
+    }
     // rdata and the error flags follow `addr` combinationally; the next edge is a plain one anyway
     // (sel low), so `addr` may stay.
     m_rtl->in.addr = word;
