@@ -35,6 +35,7 @@ struct pl011::impl {
     detail::access_order order;
     detail::pl011_outputs shown; // what the output ports were last driven with
     std::uint64_t wakes = 0, idle_wakes = 0;
+    bool started = false; // the process has run its first activation
 };
 
 namespace {
@@ -80,7 +81,7 @@ pl011::pl011(const sc_module_name& name, const pl011_config& cfg)
     bus.register_b_transport(this, &pl011::b_transport);
     bus.register_transport_dbg(this, &pl011::transport_dbg);
     SC_HAS_PROCESS(pl011);
-    SC_THREAD(run);
+    SC_METHOD(run);
 }
 
 pl011::~pl011() = default;
@@ -170,35 +171,39 @@ bool pl011::drive_outputs(const detail::pl011_outputs& o) {
     return changed;
 }
 
+// The model's own process, a method: woken at the next edge at which an output can change, at an
+// access edge taken ahead of its time, or by an input change; it shows the outputs of the present.
 void pl011::run() {
     detail::pl011_core& core = m_impl->core;
     auto& ahead = m_impl->ahead;
-    m_impl->shown = core.out();
-    for (bool first = true;; first = false) {
-        const sc_time now = sc_time_stamp();
-        if (!first) ++m_impl->wakes;
-        sample_inputs();
-        core.catch_up(m_clock.edge_at_or_before(now));
-        std::optional<detail::pl011_outputs> due;
-        while (!ahead.empty() && m_clock.time_of(ahead.front().first) <= now) {
-            due = ahead.front().second;
-            ahead.pop_front();
-        }
-        std::uint64_t next;
-        bool changed = false;
-        if (!ahead.empty()) {
-            if (due) changed = drive_outputs(*due);
-            next = ahead.front().first; // a later access edge, already computed: show it then
-        } else {
-            changed = drive_outputs(core.out());
-            next = core.next_event_cycle();
-        }
-        if (!changed && !first) ++m_impl->idle_wakes;
-        if (next == std::numeric_limits<std::uint64_t>::max())
-            wait(m_impl->wake_on);
-        else
-            wait(m_clock.time_of(next) - now, m_impl->wake_on);
+    const sc_time now = sc_time_stamp();
+    const bool first = !m_impl->started;
+    m_impl->started = true;
+    if (first)
+        m_impl->shown = core.out();
+    else
+        ++m_impl->wakes;
+    sample_inputs();
+    core.catch_up(m_clock.edge_at_or_before(now));
+    std::optional<detail::pl011_outputs> due;
+    while (!ahead.empty() && m_clock.time_of(ahead.front().first) <= now) {
+        due = ahead.front().second;
+        ahead.pop_front();
     }
+    std::uint64_t next;
+    bool changed = false;
+    if (!ahead.empty()) {
+        if (due) changed = drive_outputs(*due);
+        next = ahead.front().first; // a later access edge, already computed: show it then
+    } else {
+        changed = drive_outputs(core.out());
+        next = core.next_event_cycle();
+    }
+    if (!changed && !first) ++m_impl->idle_wakes;
+    if (next == std::numeric_limits<std::uint64_t>::max())
+        next_trigger(m_impl->wake_on);
+    else
+        next_trigger(m_clock.time_of(next) - now, m_impl->wake_on);
 }
 
 void pl011::b_transport(tlm::tlm_generic_payload& tx, sc_time& delay) {
@@ -261,7 +266,7 @@ void pl011::serve(tlm::tlm_generic_payload& tx, const detail::word_access& a, sc
     if (side_effect) {
         m_impl->ahead.emplace_back(at, core.out());
         m_impl->breaker.fire(true, who);
-        m_wake.notify(m_clock.time_of(at) - now); // the thread shows the edge at its time
+        m_wake.notify(m_clock.time_of(at) - now); // the process shows the edge at its time
     } else if (promise) {
         // The value holds until the next edge at which a register may change by itself.
         const std::uint64_t stable_until = core.next_register_change();
