@@ -21,7 +21,7 @@ using namespace sc_core;
 
 struct pl011::impl {
     impl(const pl011_config& cfg)
-        : core(cfg.fifo_depth, cfg.clock_every_cycle) {
+        : core(cfg.fifo_depth, cfg.clock_every_cycle, !cfg.rtl_vcd.empty()) {
         core.measure_eval_time(cfg.measure_eval_time);
         if (!cfg.rtl_vcd.empty()) core.trace_rtl(cfg.rtl_vcd, cfg.uartclk_hz);
     }

@@ -7,7 +7,9 @@
 #include <utility>
 
 #include "Vpl011_d16.h"
+#include "Vpl011_d16t.h"
 #include "Vpl011_d32.h"
+#include "Vpl011_d32t.h"
 #include "verilated.h"
 #include "verilated_vcd_c.h"
 
@@ -16,7 +18,8 @@ namespace uartvp::detail {
 namespace {
 constexpr std::uint16_t fr_word = 0x018 >> 2; // UARTFR
 
-template <class model> class verilated_pl011 final : public pl011_rtl {
+// `traced`: the model was verilated with tracing (slower to evaluate, whether traced or not).
+template <class model, bool traced> class verilated_pl011 final : public pl011_rtl {
 public:
     verilated_pl011()
         : m_ctx(std::make_unique<VerilatedContext>())
@@ -29,11 +32,15 @@ public:
         m_model->final();
     }
     void open_trace(const std::string& path) override {
-        m_ctx->traceEverOn(true);
-        m_trace = std::make_unique<VerilatedVcdC>();
-        m_model->trace(m_trace.get(), 99);
-        m_trace->open(path.c_str());
-        if (!m_trace->isOpen()) throw std::runtime_error("cannot write " + path);
+        if constexpr (traced) {
+            m_ctx->traceEverOn(true);
+            m_trace = std::make_unique<VerilatedVcdC>();
+            m_model->trace(m_trace.get(), 99);
+            m_trace->open(path.c_str());
+            if (!m_trace->isOpen()) throw std::runtime_error("cannot write " + path);
+        } else {
+            throw std::logic_error("this PL011 model was built without tracing");
+        }
     }
     void dump(std::uint64_t time_ps) override {
         if (m_trace) m_trace->dump(time_ps);
@@ -155,12 +162,16 @@ private:
 
 } // namespace
 
-std::unique_ptr<pl011_rtl> pl011_rtl::create(unsigned fifo_depth) {
+std::unique_ptr<pl011_rtl> pl011_rtl::create(unsigned fifo_depth, bool traceable) {
     std::unique_ptr<pl011_rtl> rtl;
-    if (fifo_depth == 32)
-        rtl = std::make_unique<verilated_pl011<Vpl011_d32>>();
+    if (fifo_depth == 32 && traceable)
+        rtl = std::make_unique<verilated_pl011<Vpl011_d32t, true>>();
+    else if (fifo_depth == 32)
+        rtl = std::make_unique<verilated_pl011<Vpl011_d32, false>>();
+    else if (fifo_depth == 16 && traceable)
+        rtl = std::make_unique<verilated_pl011<Vpl011_d16t, true>>();
     else if (fifo_depth == 16)
-        rtl = std::make_unique<verilated_pl011<Vpl011_d16>>();
+        rtl = std::make_unique<verilated_pl011<Vpl011_d16, false>>();
     else
         throw std::invalid_argument("PL011 FIFO depth must be 16 or 32");
     rtl->reset();
@@ -206,8 +217,8 @@ void pl011_rtl::reset() {
     settle();
 }
 
-pl011_core::pl011_core(unsigned fifo_depth, bool clock_every_cycle)
-    : m_rtl(pl011_rtl::create(fifo_depth))
+pl011_core::pl011_core(unsigned fifo_depth, bool clock_every_cycle, bool traceable)
+    : m_rtl(pl011_rtl::create(fifo_depth, traceable))
     , m_every_cycle(clock_every_cycle) {}
 
 void pl011_core::trace_rtl(const std::string& path, std::uint64_t clock_hz) {

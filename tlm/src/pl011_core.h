@@ -48,7 +48,9 @@ struct pl011_outputs {
 // One verilated PL011 (16- or 32-entry FIFOs), clocked edge by edge.
 class pl011_rtl {
 public:
-    static std::unique_ptr<pl011_rtl> create(unsigned fifo_depth); // throws std::invalid_argument
+    // `traceable`: the model verilated with tracing, which open_trace() needs; the other evaluates
+    // faster. Throws std::invalid_argument for a depth other than 16 or 32.
+    static std::unique_ptr<pl011_rtl> create(unsigned fifo_depth, bool traceable = false);
     virtual ~pl011_rtl() = default;
 
     pl011_inputs in;
@@ -83,7 +85,8 @@ enum class bus_result { ok, address_error, command_error };
 // what the RTL says cannot change anything unless `clock_every_cycle` asks for plain clocking.
 class pl011_core {
 public:
-    pl011_core(unsigned fifo_depth, bool clock_every_cycle);
+    // `traceable`: built on the model with tracing compiled in, for trace_rtl().
+    pl011_core(unsigned fifo_depth, bool clock_every_cycle, bool traceable = false);
     // Trace every evaluated edge of the RTL into `path`, at the time of its cycle for `clock_hz`. In
     // fast mode only the evaluated edges appear: skipped cycles hold their values, counters jump.
     void trace_rtl(const std::string& path, std::uint64_t clock_hz);
