@@ -16,8 +16,10 @@ cycle_clock::cycle_clock(std::uint64_t hz)
     if (hz == 0) throw std::invalid_argument("clock frequency must not be 0");
     // Edges closer together than one time-resolution unit would fall on the same instant.
     if (hz > m_units_per_s)
-        throw std::invalid_argument("a clock of " + std::to_string(hz) + " Hz has a period shorter than the SystemC "
-                                    "time resolution (" + sc_core::sc_get_time_resolution().to_string() + ")");
+        throw std::invalid_argument("a clock of " + std::to_string(hz) +
+                                    " Hz has a period shorter than the SystemC "
+                                    "time resolution (" +
+                                    sc_core::sc_get_time_resolution().to_string() + ")");
     // units/s over Hz in lowest terms (1e12 / 24e6 = 125000 / 3), so that most products fit 64 bits.
     const std::uint64_t g = std::gcd(m_units_per_s, m_hz);
     m_num = m_units_per_s / g;
@@ -35,21 +37,23 @@ sc_core::sc_time cycle_clock::time_of(std::uint64_t n) const {
     return sc_core::sc_time::from_value(units_of(n));
 }
 
+// Edge n is at units_of(n) = floor((2 n num + den) / (2 den)), so with x = 2 n num + den:
+// units_of(n) >= u  <=>  x >= 2 den u  <=>  n >= (2 den u - den) / (2 num), and
+// units_of(n) <= u  <=>  x < 2 den (u + 1)  <=>  n < (2 den u + den) / (2 num): one division each.
 std::uint64_t cycle_clock::edge_at_or_after(const sc_core::sc_time& t) const {
     const std::uint64_t u = t.value();
-    std::uint64_t n = u < (std::uint64_t(1) << 62) / m_den
-                          ? u * m_den / m_num
-                          : static_cast<std::uint64_t>(u128(u) * m_den / m_num);
-    while (units_of(n) < u)
-        ++n;
-    while (n > 0 && units_of(n - 1) >= u)
-        --n;
-    return n;
+    if (u == 0) return 0;
+    if (u < (std::uint64_t(1) << 61) / m_den && m_num < (std::uint64_t(1) << 61))
+        return (2 * m_den * u - m_den + 2 * m_num - 1) / (2 * m_num);
+    return static_cast<std::uint64_t>((u128(2) * m_den * u - m_den + u128(2) * m_num - 1) /
+                                      (u128(2) * m_num));
 }
 
 std::uint64_t cycle_clock::edge_at_or_before(const sc_core::sc_time& t) const {
-    const std::uint64_t n = edge_at_or_after(t);
-    return units_of(n) == t.value() ? n : n - 1;
+    const std::uint64_t u = t.value();
+    if (u < (std::uint64_t(1) << 61) / m_den && m_num < (std::uint64_t(1) << 61))
+        return (2 * m_den * u + m_den - 1) / (2 * m_num);
+    return static_cast<std::uint64_t>((u128(2) * m_den * u + m_den - 1) / (u128(2) * m_num));
 }
 
 } // namespace uartvp
