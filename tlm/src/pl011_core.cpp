@@ -141,23 +141,29 @@ private:
     std::unique_ptr<VerilatedVcdC> m_trace;
 };
 
-// The lengths of the Baud16 periods after the next enable, as the RTL's divider makes them: IBRD
-// cycles, one more whenever the 6-bit fractional accumulator carries.
+// The Baud16 periods after the next enable, as the RTL's divider makes them: IBRD cycles, one more
+// whenever the 6-bit fractional accumulator carries. The carries of j periods add up to
+// floor((acc + j FBRD) / 64), so j periods span j IBRD + that many cycles.
 class baud16_periods {
 public:
     explicit baud16_periods(const pl011_outputs& o)
         : m_ibrd(o.baud_div >> 6)
         , m_fbrd(o.baud_div & 0x3F)
         , m_acc(o.b16_acc) {}
-    std::uint64_t next() {
-        m_acc += m_fbrd;
-        const std::uint64_t period = m_ibrd + (m_acc >> 6);
-        m_acc &= 0x3F;
-        return period;
+    std::uint64_t span(std::uint64_t j) const { return j * m_ibrd + (m_acc + j * m_fbrd) / 64; }
+    // The most periods, up to `most`, that fit in `cycles`.
+    std::uint64_t fitting(std::uint64_t cycles, std::uint64_t most) const {
+        // The mean period is (64 IBRD + FBRD) / 64: this j never overshoots by more than a step.
+        std::uint64_t j = std::min<std::uint64_t>(most, cycles * 64 / (64 * m_ibrd + m_fbrd));
+        while (j > 0 && span(j) > cycles)
+            --j;
+        while (j < most && span(j + 1) <= cycles)
+            ++j;
+        return j;
     }
 
 private:
-    std::uint32_t m_ibrd, m_fbrd, m_acc;
+    std::uint64_t m_ibrd, m_fbrd, m_acc;
 };
 
 } // namespace
@@ -275,16 +281,9 @@ void pl011_core::catch_up(std::uint64_t target) {
             // Jump to a Baud16 enable: the next one, or, when the enables up to the end of the bit only
             // count into it, the last of those that fits before `target` (at most the bit's end).
             const unsigned most = std::max<unsigned>(1, o.ev_ticks);
-            std::uint64_t cycles = o.b16_wait;
-            baud16_periods periods(o);
-            unsigned k = 1;
-            while (k < most) {
-                const std::uint64_t period = periods.next();
-                if (cycles + period > left) break;
-                cycles += period;
-                ++k;
-            }
-            jump(cycles, k);
+            const baud16_periods periods(o);
+            const std::uint64_t more = periods.fitting(left - o.b16_wait, most - 1);
+            jump(o.b16_wait + periods.span(more), static_cast<unsigned>(more + 1));
         } else {
             edge(1);
         }
@@ -299,11 +298,7 @@ std::uint64_t pl011_core::next_change(unsigned ticks) const {
     if (o.b16_wait == 0) return m_cycle + 1; // no divisor in force: a plain edge settles what is left
     // The `ticks`-th Baud16 enable from now: the divider's current count, then whole periods of
     // IBRD cycles, one more whenever the fractional accumulator carries (as the RTL computes them).
-    std::uint64_t at = m_cycle + o.b16_wait;
-    baud16_periods periods(o);
-    for (unsigned k = 1; k < ticks; ++k)
-        at += periods.next();
-    return at;
+    return m_cycle + o.b16_wait + baud16_periods(o).span(ticks > 0 ? ticks - 1 : 0);
 }
 
 bus_result pl011_core::access(std::uint64_t at, bool write, std::uint16_t word, std::uint8_t strb,
