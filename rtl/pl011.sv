@@ -7,15 +7,18 @@
 //
 // Besides the PrimeCell's own ports, the module exposes what a simulator needs to skip time exactly:
 // how many edges until the next Baud16 enable (`b16_wait`), the fractional accumulator and the latched
-// divisor (`b16_acc`, `baud_div`), how many Baud16 enables until one that can change an output
-// (`ev_ticks`) or a register's value (`reg_ticks`), whether the input synchronisers have settled
-// (`synced`) and further edges change nothing but the free-running divider (`quiet`); and inputs that
-// let one edge stand for many: `fast_fwd` counts it as several edges of the Baud16 divider when no
-// enable falls among them; `skip_ticks` = k makes it the k-th Baud16 enable from now, valid when the
-// k-1 before it change nothing but counters (k <= `ev_ticks`): they count into a bit, or end a bit
-// whose successor puts the same level on TXD, or count towards the receiver's next reading or the
-// receive timeout; `div_load` hands the edge the divider's state after quiet cycles skipped without
-// evaluation (its phase follows from the divisor and the cycles since it was latched).
+// divisor (`b16_acc`, `baud_div`), how many Baud16 enables until one at which more than counters
+// change (`ev_ticks`), one that can change an output (`out_ticks`) or a register's value
+// (`reg_ticks`), whether the receiver is in a character (`rx_busy`), whether the input synchronisers
+// have settled (`synced`) and further edges change nothing but the free-running divider (`quiet`); and
+// inputs that let one edge stand for many: `fast_fwd` counts it as several edges of the Baud16 divider
+// when no enable falls among them; `skip_ticks` = k makes it the k-th Baud16 enable from now, valid when
+// the k-1 before it change nothing but counters (k <= `ev_ticks`) and RXD is steady over them: they
+// count into a bit, or end a bit whose successor puts the same level on TXD, or take the receiver's
+// readings and decide its data and parity bits, or count towards the receive timeout; `div_load` hands
+// the edge the divider's state after quiet cycles skipped without evaluation (its phase follows from the
+// divisor and the cycles since it was latched); `sync_load` has the edge load both synchroniser stages,
+// standing for the two edges that pass an input change on.
 //
 // Written in the SystemVerilog that Verilator, Yosys 0.23 and Icarus Verilog 11 all read
 // (testbench/tests/rtl_open_tools.sh checks the latter two): functions assign their result to their
@@ -143,13 +146,16 @@ module pl011 #(
     input  logic [16:0] fast_fwd,
     input  logic [7:0]  skip_ticks, // k > 0: this edge is the k-th Baud16 enable from now
     input  logic        div_load,  // the divider's state is {div_cnt, div_acc} (a skip computed it)
+    input  logic        sync_load, // both synchroniser stages take the inputs at this edge
     input  logic [16:0] div_cnt,
     input  logic [5:0]  div_acc,
     output logic [16:0] b16_wait,
     output logic [5:0]  b16_acc,
     output logic [21:0] baud_div,  // {IBRD, FBRD} in effect
     output logic [7:0]  ev_ticks,
+    output logic [7:0]  out_ticks, // Baud16 enables until one that can change an output
     output logic [7:0]  reg_ticks, // Baud16 enables until one that can change a register's value
+    output logic        rx_busy,   // the receiver is in a character (from its start bit's detection)
     output logic        synced,    // the input registers and modem change detector hold their inputs
     output logic        quiet
 );
@@ -202,10 +208,17 @@ module pl011 #(
     // Input synchronisers: two flops, as on the PrimeCell.
     logic [4:0] in_s1, in_s2;
     wire [4:0] in_raw = {rxd, ncts, ndsr, ndcd, nri};
+    // `sync_load` has both stages take the inputs at this edge. A simulator loads them at the edge at
+    // which the second stage takes an input change the first took one edge before: the second stage,
+    // the only reader of the first, holds the same value on every edge, and one edge stands for the two
+    // that pass the change on (a simulator does it for RXD while the other inputs have settled).
     always_ff @(posedge clk) begin
         if (!rst_n) begin
             in_s1 <= 5'b11111;
             in_s2 <= 5'b11111;
+        end else if (sync_load) begin
+            in_s1 <= in_raw;
+            in_s2 <= in_raw;
         end else begin
             in_s1 <= in_raw;
             in_s2 <= in_s1;
@@ -397,17 +410,52 @@ module pl011 #(
     logic rx_pen, rx_eps, rx_sps;
     wire rx_can_detect = !rx_active && !rx_wait_mark && !rx_in && cr[UARTEN] && cr[RXE];
     wire rx_detect = baud16 && rx_can_detect;
-    wire rx_read = baud16 && rx_active && {3'b0, rx_cnt} == nt;
-    wire rx_decide = rx_read && rx_nread == 2'd2;  // the third reading: the bit's value is decided
-    wire rx_vote = (rx_r0 && rx_r1) || (rx_r0 && rx_in) || (rx_r1 && rx_in);
-    wire rx_stop_now = rx_decide && rx_bit == rx_stop;
-    wire rx_false_start = rx_decide && rx_bit == 0 && rx_vote;  // not LOW at its middle: a glitch
+    // An edge that is the nt-th enable from now (skip_ticks) stands for nt - 1 enables before its own.
+    // The input is steady over them (the synchroniser has settled: a simulator skips only then), so
+    // the receiver takes each reading among them as `rx_in`, deciding the data and parity bits on the
+    // way; ev_ticks ends a skip at the start bit's and the stop bit's decisions, which are never among
+    // them. rx_*_pre is the state after those enables, from the enables counted since the start bit
+    // was seen: bit b is read at 16b + 7, 16b + 8 and 16b + 9.
+    wire [7:0] rx_pos = {rx_bit, 4'b0} + 8'd7 + {6'b0, rx_nread} - {3'b0, rx_cnt};
+    wire [7:0] rx_z = rx_pos + nt + 8'd6;  // 16 (bits decided) + enables into the next, then - 7
+    wire [3:0] rx_bit_pre = rx_z[7:4];
+    wire [3:0] rx_into = rx_z[3:0];
+    wire [1:0] rx_nread_pre = rx_into == 4'd14 ? 2'd1 : rx_into == 4'd15 ? 2'd2 : 2'd0;
+    wire [4:0] rx_cnt_pre = rx_into >= 4'd14 ? 5'd1 : 5'd14 - {1'b0, rx_into};
+    wire rx_vote_now = (rx_r0 && rx_r1) || (rx_r0 && rx_in) || (rx_r1 && rx_in);
+    // The first bit decided among them has the readings taken before (two at most, so `rx_in` decides
+    // unless both were taken); the others were read as `rx_in` throughout.
+    wire rx_first = rx_nread == 2'd2 ? rx_vote_now : rx_in;
+    wire [3:0] rx_last_data = 4'd5 + {2'b0, rx_wlen};
+    wire [3:0] rx_data_end = rx_bit_pre <= rx_last_data ? rx_bit_pre : rx_last_data + 4'd1;
+    wire [3:0] rx_ndata = rx_bit >= 4'd1 && rx_bit <= rx_last_data && rx_data_end > rx_bit ? rx_data_end - rx_bit
+                        : 4'd0;
+    wire [7:0] rx_first_at = rx_ndata == 0 ? 8'h00 : 8'h80 >> (rx_ndata - 4'd1);
+    wire [7:0] rx_data_pre = (((rx_data >> rx_ndata) | (rx_in ? ~(8'hFF >> rx_ndata) : 8'h00)) & ~rx_first_at)
+                           | (rx_first ? rx_first_at : 8'h00);
+    wire [3:0] rx_par_bit = rx_last_data + 4'd1;
+    wire rx_par_decided = rx_pen && rx_par_bit >= rx_bit && rx_par_bit < rx_bit_pre;
+    wire rx_par_pre = !rx_par_decided ? rx_par : rx_par_bit == rx_bit ? rx_first : rx_in;
+    // A reading among them replaces the one before: the first bit whose reading k is ahead, up to the
+    // last bit whose reading k is done (compared one up, so that no side goes below 0).
+    wire [4:0] rx_r0_from = {1'b0, rx_bit} + (rx_nread == 2'd0 ? 5'd1 : 5'd2);
+    wire [4:0] rx_r0_to = {1'b0, rx_bit_pre} + (rx_nread_pre >= 2'd1 ? 5'd1 : 5'd0);
+    wire [4:0] rx_r1_from = {1'b0, rx_bit} + (rx_nread <= 2'd1 ? 5'd1 : 5'd2);
+    wire [4:0] rx_r1_to = {1'b0, rx_bit_pre} + (rx_nread_pre >= 2'd2 ? 5'd1 : 5'd0);
+    wire rx_r0_pre = rx_r0_from <= rx_r0_to ? rx_in : rx_r0;
+    wire rx_r1_pre = rx_r1_from <= rx_r1_to ? rx_in : rx_r1;
+    // This edge's own enable.
+    wire rx_read = baud16 && rx_active && rx_cnt_pre == 5'd1;
+    wire rx_decide = rx_read && rx_nread_pre == 2'd2;  // the third reading: the bit's value is decided
+    wire rx_vote = (rx_r0_pre && rx_r1_pre) || (rx_r0_pre && rx_in) || (rx_r1_pre && rx_in);
+    wire rx_stop_now = rx_decide && rx_bit_pre == rx_stop;
+    wire rx_false_start = rx_decide && rx_bit_pre == 0 && rx_vote;  // not LOW at its middle: a glitch
     // The character as it stands at its stop bit's decision.
-    wire [7:0] rx_char = rx_data >> (2'd3 - rx_wlen);
+    wire [7:0] rx_char = rx_data_pre >> (2'd3 - rx_wlen);
     wire rx_par_want = rx_sps ? !rx_eps : (^rx_char) ^ !rx_eps;
     wire rx_fe = !rx_vote;
-    wire rx_pe = rx_pen && rx_par != rx_par_want;
-    wire rx_be = rx_fe && rx_char == 0 && !(rx_pen && rx_par);
+    wire rx_pe = rx_pen && rx_par_pre != rx_par_want;
+    wire rx_be = rx_fe && rx_char == 0 && !(rx_pen && rx_par_pre);
     logic rx_ovr;  // a character was lost: the next one pushed carries OE
     assign rx_entry = {rx_ovr, rx_be, rx_pe, rx_fe, rx_char};
     assign rx_push = rx_stop_now;
@@ -438,29 +486,36 @@ module pl011 #(
                 rx_par <= 1'b0;
                 rx_wlen <= wlen;
                 {rx_pen, rx_eps, rx_sps} <= {lcrh[PEN], lcrh[EPS], lcrh[SPS]};
-            end else if (rx_read && !rx_decide) begin
-                rx_cnt <= 5'd1;
-                rx_nread <= rx_nread + 2'd1;
-                if (rx_nread == 2'd0) rx_r0 <= rx_in;
-                else rx_r1 <= rx_in;
-            end else if (rx_decide) begin
-                rx_cnt <= 5'd14;
-                rx_nread <= '0;
-                rx_bit <= rx_bit + 4'd1;
-                if (rx_bit == 0) begin
-                    if (rx_false_start) rx_active <= 1'b0;
-                end else if (rx_stop_now) begin
-                    rx_active <= 1'b0;
-                    rx_wait_mark <= !rx_vote;
-                    if (rx_full) rx_ovr <= 1'b1;
-                    else rx_ovr <= 1'b0;
-                end else if (rx_bit <= 4'd5 + {2'b0, rx_wlen}) begin
-                    rx_data <= {rx_vote, rx_data[7:1]};
-                end else begin
-                    rx_par <= rx_vote;
-                end
             end else if (baud16 && rx_active) begin
-                rx_cnt <= rx_cnt - nt[4:0];
+                // The enables skipped, then this one.
+                rx_cnt <= rx_cnt_pre - 5'd1;
+                rx_nread <= rx_nread_pre;
+                {rx_r0, rx_r1} <= {rx_r0_pre, rx_r1_pre};
+                rx_bit <= rx_bit_pre;
+                rx_data <= rx_data_pre;
+                rx_par <= rx_par_pre;
+                if (rx_read && !rx_decide) begin
+                    rx_cnt <= 5'd1;
+                    rx_nread <= rx_nread_pre + 2'd1;
+                    if (rx_nread_pre == 2'd0) rx_r0 <= rx_in;
+                    else rx_r1 <= rx_in;
+                end else if (rx_decide) begin
+                    rx_cnt <= 5'd14;
+                    rx_nread <= '0;
+                    rx_bit <= rx_bit_pre + 4'd1;
+                    if (rx_bit_pre == 0) begin
+                        if (rx_false_start) rx_active <= 1'b0;
+                    end else if (rx_stop_now) begin
+                        rx_active <= 1'b0;
+                        rx_wait_mark <= !rx_vote;
+                        if (rx_full) rx_ovr <= 1'b1;
+                        else rx_ovr <= 1'b0;
+                    end else if (rx_bit_pre <= rx_last_data) begin
+                        rx_data <= {rx_vote, rx_data_pre[7:1]};
+                    end else begin
+                        rx_par <= rx_vote;
+                    end
+                end
             end
         end
     end
@@ -633,21 +688,31 @@ module pl011 #(
             if (32'(same_run) == j && 4'(j) < tx_left && tx_shift[j] == tx_q) same_run = same_run + 4'd1;
     end
     wire [7:0] to_bit_end = 8'd16 - {4'b0, tx_tick};
-    // Each part's next event in Baud16 enables (NEVER: none); the outputs take the nearest.
-    // TXD, the flags, the levels and the TX interrupt change only where a bit ends or a character starts;
-    // the receiver acts at its sample points (the start bit's may end a glitch, the stop bit's pushes);
+    // Each part's next event in Baud16 enables (NEVER: none). ev_ticks, the nearest, bounds a skip: up
+    // to there only counters change (TX bits that put the same level back on TXD, the receiver's
+    // readings and its data and parity decisions, the timeout's count). TXD, the flags, the levels and
+    // the TX interrupt change where a bit ends or a character starts; the receiver acts where it sees a
+    // start bit and where it decides the start bit (a glitch ends there) and the stop bit (it pushes);
     // the timeout where it fires.
     localparam logic [9:0] NEVER = 10'h3FF;
     wire [9:0] tx_ev = tx_active ? {2'b0, to_bit_end} + {2'b0, same_run, 4'b0}
                      : tx_can_start ? 10'd1 : NEVER;
-    wire [9:0] rx_ev = rx_active ? {5'b0, rx_cnt} : rx_can_detect ? 10'd1 : NEVER;
+    wire [9:0] rx_to_start = 10'd9 - {2'b0, rx_pos};  // its decision, while in the start bit
+    wire [9:0] rx_to_stop = {2'b0, rx_stop, 4'b0} + 10'd9 - {2'b0, rx_pos};
+    wire [9:0] rx_ev = rx_active ? (rx_bit == 0 ? rx_to_start : rx_to_stop) : rx_can_detect ? 10'd1 : NEVER;
     wire [9:0] rt_ev = rt_counting ? RT_TICKS - {1'b0, rt_cnt} : NEVER;
+    // Outputs change only at the TX events, the stop bit's decision and the timeout. A start bit's
+    // decision changes none, but ends the character in progress if it finds a glitch, where a divisor
+    // waiting for the UART to be idle is latched: with one waiting, it counts too. A start bit seen at
+    // the next enable is decided 9 enables later, its stop bit 16 per bit after that.
+    wire [3:0] rx_stop_new = 4'd6 + {2'b0, wlen} + {3'b0, lcrh[PEN]};
+    wire [9:0] rx_out = rx_active ? (rx_bit == 0 && div_pend ? rx_to_start : rx_to_stop)
+                      : rx_can_detect ? (div_pend ? 10'd10 : {2'b0, rx_stop_new, 4'b0} + 10'd10) : NEVER;
     // Registers (FR, RIS, RSR, DR, the levels) change where a character starts or ends on either side,
     // or where the timeout fires.
     wire [9:0] tx_reg = tx_active ? {2'b0, to_bit_end} + {2'b0, tx_left, 4'b0}
                       : tx_can_start ? 10'd1 : NEVER;
-    wire [9:0] rx_reg = rx_active ? {5'b0, rx_cnt} + {8'b0, 2'd2 - rx_nread} + {2'b0, rx_stop - rx_bit, 4'b0}
-                      : rx_can_detect ? 10'd1 : NEVER;
+    wire [9:0] rx_reg = rx_active ? rx_to_stop : rx_can_detect ? 10'd1 : NEVER;
     function automatic logic [7:0] nearest(input logic [9:0] a, input logic [9:0] b, input logic [9:0] c);
         logic [9:0] m;
         m = a < b ? a : b;
@@ -655,7 +720,9 @@ module pl011 #(
         nearest = m > 10'd255 ? 8'd255 : m[7:0];
     endfunction
     assign ev_ticks = !live ? 8'd0 : nearest(tx_ev, rx_ev, rt_ev);
+    assign out_ticks = !live ? 8'd0 : nearest(tx_ev, rx_out, rt_ev);
     assign reg_ticks = !live ? 8'd0 : nearest(tx_reg, rx_reg, rt_ev);
+    assign rx_busy = rx_active;
     assign synced = in_s1 == in_raw && in_s2 == in_s1 && clr_q == {rxdmaclr, txdmaclr} && ms_q == ms;
     // Quiet: nothing but the free-running divider changes on further edges (nothing to send, receive or
     // time out, no divisor waiting, no mark awaited on a line already high).

@@ -7,8 +7,9 @@
 // (well-formed frames); DR read often (RX drained) or never (RX fills up, overruns, timeouts); Baud16
 // enables skipped often or seldom. Modem lines, DMA clears and resets change now and then; fast_fwd and
 // skip_ticks take legal values from the RTL's b16_wait and ev_ticks; div_load gives a quiet UART's
-// divider a state it can reach. Coverage counts at the end fail the run if the stimulus stopped reaching
-// full FIFOs, overruns, timeouts, interrupts and the three skip inputs.
+// divider a state it can reach; sync_load loads the input synchroniser now and then. Coverage counts at
+// the end fail the run if the stimulus stopped reaching full FIFOs, overruns, timeouts, interrupts and
+// the four skip inputs.
 module pl011_netlist_tb;
     parameter integer FIFO_DEPTH = 32;
     parameter integer CYCLES = 40000;
@@ -23,35 +24,35 @@ module pl011_netlist_tb;
     reg txdmaclr = 1'b0, rxdmaclr = 1'b0;
     reg [16:0] fast_fwd = 17'd0;
     reg [7:0] skip_ticks = 8'd0;
-    reg div_load = 1'b0;
+    reg div_load = 1'b0, sync_load = 1'b0;
     reg [16:0] div_cnt = 17'd0;
     reg [5:0] div_acc = 6'd0;
 
     // Every output, in port order: {rdata, rd_err, wr_err, txd, nrts, ndtr, nout1, nout2, intr,
     // txdmasreq, txdmabreq, rxdmasreq, rxdmabreq, tx_level, rx_level, flags, b16_wait, b16_acc, baud_div,
-    // ev_ticks, reg_ticks, synced, quiet}.
-    localparam integer OW = 128;
+    // ev_ticks, out_ticks, reg_ticks, rx_busy, synced, quiet}.
+    localparam integer OW = 137;
     wire [OW-1:0] o_rtl, o_net;
 
 `define PL011_PORTS(o) \
         .clk(clk), .rst_n(rst_n), .sel(sel), .write(write), .addr(addr), .strb(strb), .wdata(wdata), \
-        .rdata(o[127:96]), .rd_err(o[95]), .wr_err(o[94]), .txd(o[93]), .rxd(rxd), .ncts(ncts), \
-        .ndsr(ndsr), .ndcd(ndcd), .nri(nri), .nrts(o[92]), .ndtr(o[91]), .nout1(o[90]), .nout2(o[89]), \
-        .intr(o[88]), .txdmasreq(o[87]), .txdmabreq(o[86]), .rxdmasreq(o[85]), .rxdmabreq(o[84]), \
-        .txdmaclr(txdmaclr), .rxdmaclr(rxdmaclr), .tx_level(o[83:78]), .rx_level(o[77:72]), \
-        .flags(o[71:63]), .fast_fwd(fast_fwd), .skip_ticks(skip_ticks), .div_load(div_load), \
-        .div_cnt(div_cnt), .div_acc(div_acc), .b16_wait(o[62:46]), \
-        .b16_acc(o[45:40]), .baud_div(o[39:18]), .ev_ticks(o[17:10]), .reg_ticks(o[9:2]), \
-        .synced(o[1]), .quiet(o[0])
+        .rdata(o[136:105]), .rd_err(o[104]), .wr_err(o[103]), .txd(o[102]), .rxd(rxd), .ncts(ncts), \
+        .ndsr(ndsr), .ndcd(ndcd), .nri(nri), .nrts(o[101]), .ndtr(o[100]), .nout1(o[99]), .nout2(o[98]), \
+        .intr(o[97]), .txdmasreq(o[96]), .txdmabreq(o[95]), .rxdmasreq(o[94]), .rxdmabreq(o[93]), \
+        .txdmaclr(txdmaclr), .rxdmaclr(rxdmaclr), .tx_level(o[92:87]), .rx_level(o[86:81]), \
+        .flags(o[80:72]), .fast_fwd(fast_fwd), .skip_ticks(skip_ticks), .div_load(div_load), \
+        .div_cnt(div_cnt), .div_acc(div_acc), .sync_load(sync_load), .b16_wait(o[71:55]), \
+        .b16_acc(o[54:49]), .baud_div(o[48:27]), .ev_ticks(o[26:19]), .out_ticks(o[18:11]), \
+        .reg_ticks(o[10:3]), .rx_busy(o[2]), .synced(o[1]), .quiet(o[0])
 
     pl011 #(.FIFO_DEPTH(FIFO_DEPTH)) u_rtl (`PL011_PORTS(o_rtl));
     pl011_netlist u_net (`PL011_PORTS(o_net));
 
-    wire txd_rtl = o_rtl[93];
-    wire intr_rtl = o_rtl[88];
-    wire [5:0] tx_level_rtl = o_rtl[83:78], rx_level_rtl = o_rtl[77:72];
-    wire [16:0] b16_wait_rtl = o_rtl[62:46];
-    wire [7:0] ev_ticks_rtl = o_rtl[17:10];
+    wire txd_rtl = o_rtl[102];
+    wire intr_rtl = o_rtl[97];
+    wire [5:0] tx_level_rtl = o_rtl[92:87], rx_level_rtl = o_rtl[86:81];
+    wire [16:0] b16_wait_rtl = o_rtl[71:55];
+    wire [7:0] ev_ticks_rtl = o_rtl[26:19];
     wire quiet_rtl = o_rtl[0];
 
     integer cycle, r, x;
@@ -66,6 +67,7 @@ module pl011_netlist_tb;
     // coverage
     integer txd_edges = 0, rx_full_cycles = 0, tx_full_cycles = 0, rt_irqs = 0, overruns = 0;
     integer intr_cycles = 0, quiet_cycles = 0, skips = 0, fwds = 0, loads = 0, accesses = 0, resets = 0;
+    integer sync_loads = 0, rx_skips = 0;
 
     // xorshift32: the same sequence in every simulator ($random's is Icarus's own).
     reg [31:0] rng_state = SEED;
@@ -214,7 +216,7 @@ module pl011_netlist_tb;
             // A quiet UART's divider skipped ahead: any state a running divider can be in.
             div_load = quiet_rtl && b16_wait_rtl != 17'd0 && r[27:25] == 3'd0;
             if (div_load) begin
-                div_cnt = 17'd1 + (r[24:8] % {1'b0, o_rtl[39:24]}) + (r[7] ? 17'd1 : 17'd0);
+                div_cnt = 17'd1 + (r[24:8] % {1'b0, o_rtl[48:33]}) + (r[7] ? 17'd1 : 17'd0);
                 div_acc = r[5:0];
                 loads = loads + 1;
             end
@@ -225,21 +227,27 @@ module pl011_netlist_tb;
                 end else if (ev_ticks_rtl != 8'd0) begin
                     skip_ticks = 8'd1 + (r[30:8] % ev_ticks_rtl);
                     skips = skips + 1;
+                    // past a reading of a character being received
+                    if (u_rtl.rx_active && {3'b0, u_rtl.rx_cnt} < skip_ticks) rx_skips = rx_skips + 1;
                 end
             end
+            r = rnd();
+            sync_load = r[4:0] == 5'd0;
+            if (sync_load) sync_loads = sync_loads + 1;
             rst_n = (rnd() & 32'h3FFF) != 0;
             if (!rst_n) resets = resets + 1;
         end
         @(negedge clk);
         if (txd_edges < CYCLES / 50 || rx_full_cycles < CYCLES / 100 || tx_full_cycles < CYCLES / 100
             || overruns < 2 || rt_irqs < 2 || intr_cycles < CYCLES / 10 || quiet_cycles < CYCLES / 100
-            || skips < CYCLES / 100 || fwds < CYCLES / 100 || loads < CYCLES / 1000 || resets < 1)
+            || skips < CYCLES / 100 || fwds < CYCLES / 100 || loads < CYCLES / 1000 || resets < 1
+            || sync_loads < CYCLES / 100 || rx_skips < CYCLES / 1000)
             $write("FAIL (stimulus too weak)");
         else
             $write("PASS");
-        $display(" depth %0d: %0d cycles, %0d accesses, %0d resets, %0d TXD edges, %0d cycles RX full, %0d TX full, %0d overruns, %0d RT, %0d intr cycles, %0d quiet, %0d skips, %0d fast-forwards, %0d divider loads",
+        $display(" depth %0d: %0d cycles, %0d accesses, %0d resets, %0d TXD edges, %0d cycles RX full, %0d TX full, %0d overruns, %0d RT, %0d intr cycles, %0d quiet, %0d skips (%0d past RX readings), %0d fast-forwards, %0d divider loads, %0d synchroniser loads",
                  FIFO_DEPTH, cycle, accesses, resets, txd_edges, rx_full_cycles, tx_full_cycles, overruns,
-                 rt_irqs, intr_cycles, quiet_cycles, skips, fwds, loads);
+                 rt_irqs, intr_cycles, quiet_cycles, skips, rx_skips, fwds, loads, sync_loads);
         $finish;
     end
 

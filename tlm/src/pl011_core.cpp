@@ -74,6 +74,7 @@ public:
         m_model->eval();
         ++evals;
         in.div_load = false; // the edge has taken the divider state handed to it
+        in.sync_load = false;
         collect();
         stop(t0);
     }
@@ -104,6 +105,7 @@ private:
         m.div_load = in.div_load;
         m.div_cnt = in.div_cnt;
         m.div_acc = in.div_acc;
+        m.sync_load = in.sync_load;
     }
     void collect() {
         const model& m = *m_model;
@@ -132,7 +134,9 @@ private:
         }
         o.baud_div = m.baud_div;
         o.ev_ticks = m.ev_ticks;
+        o.out_ticks = m.out_ticks;
         o.reg_ticks = m.reg_ticks;
+        o.rx_busy = m.rx_busy;
         o.synced = m.synced;
         o.quiet = m.quiet;
     }

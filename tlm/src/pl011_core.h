@@ -25,6 +25,8 @@ struct pl011_inputs {
     bool div_load = false;
     std::uint32_t div_cnt = 0;
     std::uint8_t div_acc = 0;
+    // The input synchroniser takes the inputs into both stages at the next edge (see pl011_core).
+    bool sync_load = false;
 };
 
 struct pl011_outputs {
@@ -40,7 +42,9 @@ struct pl011_outputs {
     std::uint8_t b16_acc = 0;
     std::uint32_t baud_div = 0;
     std::uint8_t ev_ticks = 0;
+    std::uint8_t out_ticks = 0;
     std::uint8_t reg_ticks = 0;
+    bool rx_busy = false;
     bool synced = true;
     bool quiet = true;
 };
