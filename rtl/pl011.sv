@@ -9,7 +9,7 @@
 // how many edges until the next Baud16 enable (`b16_wait`), the fractional accumulator and the latched
 // divisor (`b16_acc`, `baud_div`), how many Baud16 enables until one at which more than counters
 // change (`ev_ticks`), one that can change an output (`out_ticks`) or a register's value
-// (`reg_ticks`), whether the receiver is in a character (`rx_busy`), whether the input synchronisers
+// (`reg_ticks`), whether the receiver is in a character past its start bit's decision (`rx_busy`), whether the input synchronisers
 // have settled (`synced`) and further edges change nothing but the free-running divider (`quiet`); and
 // inputs that let one edge stand for many: `fast_fwd` counts it as several edges of the Baud16 divider
 // when no enable falls among them; `skip_ticks` = k makes it the k-th Baud16 enable from now, valid when
@@ -17,8 +17,8 @@
 // count into a bit, or end a bit whose successor puts the same level on TXD, or take the receiver's
 // readings and decide its data and parity bits, or count towards the receive timeout; `div_load` hands
 // the edge the divider's state after quiet cycles skipped without evaluation (its phase follows from the
-// divisor and the cycles since it was latched); `sync_load` has the edge load both synchroniser stages,
-// standing for the two edges that pass an input change on.
+// divisor and the cycles since it was latched); `rxd_load` has the edge load both synchroniser stages
+// with RXD, standing for the two edges that pass a change of RXD on.
 //
 // Written in the SystemVerilog that Verilator, Yosys 0.23 and Icarus Verilog 11 all read
 // (testbench/tests/rtl_open_tools.sh checks the latter two): functions assign their result to their
@@ -146,7 +146,7 @@ module pl011 #(
     input  logic [16:0] fast_fwd,
     input  logic [7:0]  skip_ticks, // k > 0: this edge is the k-th Baud16 enable from now
     input  logic        div_load,  // the divider's state is {div_cnt, div_acc} (a skip computed it)
-    input  logic        sync_load, // both synchroniser stages take the inputs at this edge
+    input  logic        rxd_load,  // both synchroniser stages take RXD at this edge
     input  logic [16:0] div_cnt,
     input  logic [5:0]  div_acc,
     output logic [16:0] b16_wait,
@@ -155,7 +155,7 @@ module pl011 #(
     output logic [7:0]  ev_ticks,
     output logic [7:0]  out_ticks, // Baud16 enables until one that can change an output
     output logic [7:0]  reg_ticks, // Baud16 enables until one that can change a register's value
-    output logic        rx_busy,   // the receiver is in a character (from its start bit's detection)
+    output logic        rx_busy,   // the receiver is in a character past its start bit's decision
     output logic        synced,    // the input registers and modem change detector hold their inputs
     output logic        quiet
 );
@@ -208,20 +208,17 @@ module pl011 #(
     // Input synchronisers: two flops, as on the PrimeCell.
     logic [4:0] in_s1, in_s2;
     wire [4:0] in_raw = {rxd, ncts, ndsr, ndcd, nri};
-    // `sync_load` has both stages take the inputs at this edge. A simulator loads them at the edge at
-    // which the second stage takes an input change the first took one edge before: the second stage,
-    // the only reader of the first, holds the same value on every edge, and one edge stands for the two
-    // that pass the change on (a simulator does it for RXD while the other inputs have settled).
+    // `rxd_load` has the second stage take RXD at this edge, as the first does. A simulator loads it at
+    // the edge at which the second stage takes an RXD change the first took one edge before, holding
+    // RXD until then: the second stage, the first stage's only reader, holds the same value on every
+    // edge, and one edge stands for the two that pass the change on.
     always_ff @(posedge clk) begin
         if (!rst_n) begin
             in_s1 <= 5'b11111;
             in_s2 <= 5'b11111;
-        end else if (sync_load) begin
-            in_s1 <= in_raw;
-            in_s2 <= in_raw;
         end else begin
             in_s1 <= in_raw;
-            in_s2 <= in_s1;
+            in_s2 <= {rxd_load ? in_raw[4] : in_s1[4], in_s1[3:0]};
         end
     end
     wire rxd_s = in_s2[4];
@@ -722,7 +719,7 @@ module pl011 #(
     assign ev_ticks = !live ? 8'd0 : nearest(tx_ev, rx_ev, rt_ev);
     assign out_ticks = !live ? 8'd0 : nearest(tx_ev, rx_out, rt_ev);
     assign reg_ticks = !live ? 8'd0 : nearest(tx_reg, rx_reg, rt_ev);
-    assign rx_busy = rx_active;
+    assign rx_busy = rx_active && rx_bit != 4'd0;
     assign synced = in_s1 == in_raw && in_s2 == in_s1 && clr_q == {rxdmaclr, txdmaclr} && ms_q == ms;
     // Quiet: nothing but the free-running divider changes on further edges (nothing to send, receive or
     // time out, no divisor waiting, no mark awaited on a line already high).

@@ -7,7 +7,7 @@
 // (well-formed frames); DR read often (RX drained) or never (RX fills up, overruns, timeouts); Baud16
 // enables skipped often or seldom. Modem lines, DMA clears and resets change now and then; fast_fwd and
 // skip_ticks take legal values from the RTL's b16_wait and ev_ticks; div_load gives a quiet UART's
-// divider a state it can reach; sync_load loads the input synchroniser now and then. Coverage counts at
+// divider a state it can reach; rxd_load loads the input synchroniser now and then. Coverage counts at
 // the end fail the run if the stimulus stopped reaching full FIFOs, overruns, timeouts, interrupts and
 // the four skip inputs.
 module pl011_netlist_tb;
@@ -24,7 +24,7 @@ module pl011_netlist_tb;
     reg txdmaclr = 1'b0, rxdmaclr = 1'b0;
     reg [16:0] fast_fwd = 17'd0;
     reg [7:0] skip_ticks = 8'd0;
-    reg div_load = 1'b0, sync_load = 1'b0;
+    reg div_load = 1'b0, rxd_load = 1'b0;
     reg [16:0] div_cnt = 17'd0;
     reg [5:0] div_acc = 6'd0;
 
@@ -41,7 +41,7 @@ module pl011_netlist_tb;
         .intr(o[97]), .txdmasreq(o[96]), .txdmabreq(o[95]), .rxdmasreq(o[94]), .rxdmabreq(o[93]), \
         .txdmaclr(txdmaclr), .rxdmaclr(rxdmaclr), .tx_level(o[92:87]), .rx_level(o[86:81]), \
         .flags(o[80:72]), .fast_fwd(fast_fwd), .skip_ticks(skip_ticks), .div_load(div_load), \
-        .div_cnt(div_cnt), .div_acc(div_acc), .sync_load(sync_load), .b16_wait(o[71:55]), \
+        .div_cnt(div_cnt), .div_acc(div_acc), .rxd_load(rxd_load), .b16_wait(o[71:55]), \
         .b16_acc(o[54:49]), .baud_div(o[48:27]), .ev_ticks(o[26:19]), .out_ticks(o[18:11]), \
         .reg_ticks(o[10:3]), .rx_busy(o[2]), .synced(o[1]), .quiet(o[0])
 
@@ -67,7 +67,7 @@ module pl011_netlist_tb;
     // coverage
     integer txd_edges = 0, rx_full_cycles = 0, tx_full_cycles = 0, rt_irqs = 0, overruns = 0;
     integer intr_cycles = 0, quiet_cycles = 0, skips = 0, fwds = 0, loads = 0, accesses = 0, resets = 0;
-    integer sync_loads = 0, rx_skips = 0;
+    integer rxd_loads = 0, rx_skips = 0;
 
     // xorshift32: the same sequence in every simulator ($random's is Icarus's own).
     reg [31:0] rng_state = SEED;
@@ -232,8 +232,8 @@ module pl011_netlist_tb;
                 end
             end
             r = rnd();
-            sync_load = r[4:0] == 5'd0;
-            if (sync_load) sync_loads = sync_loads + 1;
+            rxd_load = r[4:0] == 5'd0;
+            if (rxd_load) rxd_loads = rxd_loads + 1;
             rst_n = (rnd() & 32'h3FFF) != 0;
             if (!rst_n) resets = resets + 1;
         end
@@ -241,13 +241,13 @@ module pl011_netlist_tb;
         if (txd_edges < CYCLES / 50 || rx_full_cycles < CYCLES / 100 || tx_full_cycles < CYCLES / 100
             || overruns < 2 || rt_irqs < 2 || intr_cycles < CYCLES / 10 || quiet_cycles < CYCLES / 100
             || skips < CYCLES / 100 || fwds < CYCLES / 100 || loads < CYCLES / 1000 || resets < 1
-            || sync_loads < CYCLES / 100 || rx_skips < CYCLES / 1000)
+            || rxd_loads < CYCLES / 100 || rx_skips < CYCLES / 1000)
             $write("FAIL (stimulus too weak)");
         else
             $write("PASS");
-        $display(" depth %0d: %0d cycles, %0d accesses, %0d resets, %0d TXD edges, %0d cycles RX full, %0d TX full, %0d overruns, %0d RT, %0d intr cycles, %0d quiet, %0d skips (%0d past RX readings), %0d fast-forwards, %0d divider loads, %0d synchroniser loads",
+        $display(" depth %0d: %0d cycles, %0d accesses, %0d resets, %0d TXD edges, %0d cycles RX full, %0d TX full, %0d overruns, %0d RT, %0d intr cycles, %0d quiet, %0d skips (%0d past RX readings), %0d fast-forwards, %0d divider loads, %0d RXD synchroniser loads",
                  FIFO_DEPTH, cycle, accesses, resets, txd_edges, rx_full_cycles, tx_full_cycles, overruns,
-                 rt_irqs, intr_cycles, quiet_cycles, skips, rx_skips, fwds, loads, sync_loads);
+                 rt_irqs, intr_cycles, quiet_cycles, skips, rx_skips, fwds, loads, rxd_loads);
         $finish;
     end
 

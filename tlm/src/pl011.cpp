@@ -36,6 +36,10 @@ struct pl011::impl {
     detail::pl011_outputs shown; // what the output ports were last driven with
     std::uint64_t wakes = 0, idle_wakes = 0;
     bool started = false; // the process has run its first activation
+    // Fast mode: RXD as last seen (the engine applies its changes lazily), and the edge the process
+    // is to wake at (UINT64_MAX: none planned).
+    bool rxd_seen = true;
+    std::uint64_t planned = std::numeric_limits<std::uint64_t>::max();
 };
 
 namespace {
@@ -82,6 +86,12 @@ pl011::pl011(const sc_module_name& name, const pl011_config& cfg)
     bus.register_transport_dbg(this, &pl011::transport_dbg);
     SC_HAS_PROCESS(pl011);
     SC_METHOD(run);
+    if (!cfg.clock_every_cycle) {
+        // RXD changes go to the engine as they come, without a wake of the model's process.
+        SC_METHOD(rxd_changed);
+        sensitive << rxd;
+        dont_initialize();
+    }
 }
 
 pl011::~pl011() = default;
@@ -112,23 +122,26 @@ void pl011::start_of_simulation() {
     // Ports are bound by now: wake on the inputs that are connected.
     sc_event_or_list& l = m_impl->wake_on;
     l |= m_wake;
-    l |= rxd.value_changed_event();
+    if (m_cfg.clock_every_cycle) l |= rxd.value_changed_event();
     for (optional_in* p : {&nreset, &ncts, &ndsr, &ndcd, &nri, &txdmaclr, &rxdmaclr})
         if (p->size()) l |= (*p)->value_changed_event();
 }
 
 void pl011::sample_inputs() {
     detail::pl011_inputs& in = m_impl->core.inputs();
-    const bool v_rst = read_or(nreset, true), v_rxd = rxd.read(), v_cts = read_or(ncts, true),
-               v_dsr = read_or(ndsr, true), v_dcd = read_or(ndcd, true), v_ri = read_or(nri, true),
-               v_txclr = read_or(txdmaclr, false), v_rxclr = read_or(rxdmaclr, false);
+    // In fast mode RXD goes its own way (note_rxd): the engine holds and loads it.
+    const bool rxd_here = m_cfg.clock_every_cycle;
+    const bool v_rst = read_or(nreset, true), v_rxd = rxd_here ? rxd.read() : in.rxd,
+               v_cts = read_or(ncts, true), v_dsr = read_or(ndsr, true), v_dcd = read_or(ndcd, true),
+               v_ri = read_or(nri, true), v_txclr = read_or(txdmaclr, false),
+               v_rxclr = read_or(rxdmaclr, false);
     if (v_rst == in.rst_n && v_rxd == in.rxd && v_cts == in.ncts && v_dsr == in.ndsr && v_dcd == in.ndcd &&
         v_ri == in.nri && v_txclr == in.txdmaclr && v_rxclr == in.rxdmaclr)
         return;
     // An input that changes at time t is seen by the edges after t; the edges up to t saw the old value.
     m_impl->core.catch_up(m_clock.edge_at_or_before(sc_time_stamp()));
     in.rst_n = v_rst;
-    in.rxd = v_rxd;
+    if (rxd_here) in.rxd = v_rxd;
     in.ncts = v_cts;
     in.ndsr = v_dsr;
     in.ndcd = v_dcd;
@@ -137,6 +150,31 @@ void pl011::sample_inputs() {
     in.rxdmaclr = v_rxclr;
     m_impl->core.settle();
     m_impl->breaker.fire(false, UINT_MAX);
+}
+
+void pl011::rxd_changed() {
+    ++m_impl->wakes;
+    ++m_impl->idle_wakes; // it shows nothing
+    note_rxd();
+}
+
+// An RXD change, as sample_inputs() would apply it (seen by the edges after the present, or after the
+// last edge taken ahead), handed to the engine to apply when it next catches up. The process wakes
+// earlier than planned only where the change may start a character.
+void pl011::note_rxd() {
+    const bool v = rxd.read();
+    if (v == m_impl->rxd_seen) return;
+    m_impl->rxd_seen = v;
+    detail::pl011_core& core = m_impl->core;
+    const sc_time now = sc_time_stamp();
+    core.rxd_change(std::max(m_clock.edge_at_or_before(now), core.cycle()), v);
+    m_impl->breaker.fire(false, UINT_MAX);
+    const std::uint64_t next = core.next_event_cycle();
+    if (next < m_impl->planned) {
+        m_impl->planned = next;
+        const sc_time at = m_clock.time_of(next);
+        m_wake.notify(at > now ? at - now : SC_ZERO_TIME);
+    }
 }
 
 namespace {
@@ -184,6 +222,7 @@ void pl011::run() {
     else
         ++m_impl->wakes;
     sample_inputs();
+    if (first && !m_cfg.clock_every_cycle) note_rxd(); // RXD as it starts
     core.catch_up(m_clock.edge_at_or_before(now));
     std::optional<detail::pl011_outputs> due;
     while (!ahead.empty() && m_clock.time_of(ahead.front().first) <= now) {
@@ -200,6 +239,7 @@ void pl011::run() {
         next = core.next_event_cycle();
     }
     if (!changed && !first) ++m_impl->idle_wakes;
+    m_impl->planned = next;
     if (next == std::numeric_limits<std::uint64_t>::max())
         next_trigger(m_impl->wake_on);
     else

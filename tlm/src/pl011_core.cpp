@@ -74,7 +74,7 @@ public:
         m_model->eval();
         ++evals;
         in.div_load = false; // the edge has taken the divider state handed to it
-        in.sync_load = false;
+        in.rxd_load = false;
         collect();
         stop(t0);
     }
@@ -105,7 +105,7 @@ private:
         m.div_load = in.div_load;
         m.div_cnt = in.div_cnt;
         m.div_acc = in.div_acc;
-        m.sync_load = in.sync_load;
+        m.rxd_load = in.rxd_load;
     }
     void collect() {
         const model& m = *m_model;
@@ -266,20 +266,51 @@ void pl011_core::jump(std::uint64_t counts_as, unsigned ticks) {
     dump();
 }
 
+void pl011_core::rxd_change(std::uint64_t after, bool v) {
+    const std::uint64_t at = after + 2; // the first stage takes it at after + 1, the second one edge later
+    if (!m_rxd.empty() && m_rxd.back().at == at)
+        m_rxd.back().value = v; // two changes before one edge: the edge sees the last
+    else
+        m_rxd.push_back({at, v});
+}
+
 void pl011_core::catch_up(std::uint64_t target) {
+    while (!m_rxd.empty() && m_rxd.front().at <= target) {
+        const pending_rxd c = m_rxd.front();
+        m_rxd.pop_front();
+        advance(c.at, &c.value);
+    }
+    advance(target, nullptr);
+}
+
+// Up to `target`; with `load`, the edge landing on it loads RXD *load into the synchroniser.
+void pl011_core::advance(std::uint64_t target, const bool* load) {
+    pl011_inputs& in = m_rtl->in;
+    auto arm = [&](std::uint64_t lands_on) {
+        if (load && lands_on == target) {
+            in.rxd = *load;
+            in.rxd_load = true;
+        }
+    };
     while (m_cycle < target) {
         const pl011_outputs& o = out();
         const std::uint64_t left = target - m_cycle;
-        if (!m_rtl->in.rst_n && m_reset_done && !m_every_cycle) {
-            m_cycle = target; // held in reset: the state stays the reset state
-        } else if (m_every_cycle || !o.synced || !m_rtl->in.rst_n) {
+        if (!in.rst_n && m_reset_done && !m_every_cycle) {
+            m_cycle = target; // held in reset: the state stays the reset state (its synchroniser too)
+            if (load) in.rxd = *load;
+        } else if (m_every_cycle || !o.synced || !in.rst_n) {
+            arm(m_cycle + 1);
             edge(1);
-        } else if (o.quiet) {
+        } else if (o.quiet && !load) {
             // Nothing changes on these edges but the divider, whose state is computed.
             m_rtl->skip_divider(left);
             m_cycle = target;
+        } else if (o.quiet && left > 1) {
+            m_rtl->skip_divider(left - 1); // and the load's own edge evaluated
+            m_cycle = target - 1;
         } else if (o.b16_wait > left) {
             // The divider alone counts down to `target`, before the next Baud16 enable.
+            arm(target);
             edge(left);
         } else if (o.b16_wait > 0) {
             // Jump to a Baud16 enable: the next one, or, when the enables up to the end of the bit only
@@ -287,11 +318,34 @@ void pl011_core::catch_up(std::uint64_t target) {
             const unsigned most = std::max<unsigned>(1, o.ev_ticks);
             const baud16_periods periods(o);
             const std::uint64_t more = periods.fitting(left - o.b16_wait, most - 1);
-            jump(o.b16_wait + periods.span(more), static_cast<unsigned>(more + 1));
+            const std::uint64_t cycles = o.b16_wait + periods.span(more);
+            arm(m_cycle + cycles);
+            jump(cycles, static_cast<unsigned>(more + 1));
         } else {
+            arm(m_cycle + 1);
             edge(1);
         }
     }
+}
+
+std::uint64_t pl011_core::next_event_cycle() const {
+    std::uint64_t next = next_change(out().out_ticks);
+    // A receiver past its start bit's decision ends its character only at the stop bit's, which the
+    // outputs plan for; planning again there covers what comes after. Otherwise a falling RXD may start
+    // a character: plan again where it is loaded.
+    if (!out().rx_busy)
+        for (const pending_rxd& c : m_rxd)
+            if (!c.value) {
+                next = std::min(next, c.at);
+                break;
+            }
+    return next;
+}
+
+std::uint64_t pl011_core::next_register_change() const {
+    const std::uint64_t next = next_change(out().reg_ticks);
+    // An RXD change not yet applied reaches the receiver after the edge that loads it.
+    return m_rxd.empty() ? next : std::min(next, m_rxd.front().at + 1);
 }
 
 std::uint64_t pl011_core::next_change(unsigned ticks) const {
@@ -325,6 +379,11 @@ bus_result pl011_core::access(std::uint64_t at, bool write, std::uint16_t word, 
         r = bus_result::command_error;
     if (r == bus_result::ok) {
         if (!write) data = o.rdata;
+        if (!m_rxd.empty() && m_rxd.front().at == at) { // an RXD change loaded on this very edge
+            in.rxd = m_rxd.front().value;
+            in.rxd_load = true;
+            m_rxd.pop_front();
+        }
         edge(1);
     }
     // The next edge or settle applies these; the outputs that matter come from registers.

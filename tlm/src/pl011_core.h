@@ -3,6 +3,7 @@
 // UARTCLK cycles without changing what it does. Plain C++ (no SystemC), internal to the library; the
 // equivalence tests drive it side by side with plain cycle-by-cycle clocking of the same RTL.
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 
@@ -26,7 +27,7 @@ struct pl011_inputs {
     std::uint32_t div_cnt = 0;
     std::uint8_t div_acc = 0;
     // The input synchroniser takes the inputs into both stages at the next edge (see pl011_core).
-    bool sync_load = false;
+    bool rxd_load = false;
 };
 
 struct pl011_outputs {
@@ -107,10 +108,16 @@ public:
 
     // Advance to edge `target` (no-op if already there or past it).
     void catch_up(std::uint64_t target);
-    // The next edge at which an output can change with the inputs as they are; UINT64_MAX if none.
-    std::uint64_t next_event_cycle() const { return next_change(out().ev_ticks); }
+    // RXD changes to `v` for the edges after `after` (>= cycle()), as if set in inputs() there. Applied
+    // at the next catch_up() past it, without the synchroniser's edges: RXD is held until the edge at
+    // which the second stage would take the change, and that edge loads both stages (rxd_load). Fast
+    // mode only; the other inputs keep inputs() and settle().
+    void rxd_change(std::uint64_t after, bool v);
+    // The next edge at which an output can change with the inputs as they are, or at which a falling
+    // RXD not yet applied may start a character nobody is planning for; UINT64_MAX if none.
+    std::uint64_t next_event_cycle() const;
     // The next edge at which a register's value can change, without bus writes or input changes.
-    std::uint64_t next_register_change() const { return next_change(out().reg_ticks); }
+    std::uint64_t next_register_change() const;
     // One register access on edge `at` (> cycle()): byte offset `word << 2`, lanes `strb`. A read
     // returns the 32-bit register as it was before that edge. Errors leave the model untouched.
     // `stable_until`, if given, receives the first edge at which the value read could differ (for a
@@ -128,6 +135,12 @@ public:
 
 private:
     std::uint64_t next_change(unsigned ticks) const;
+    void advance(std::uint64_t target, const bool* rxd_load);
+    struct pending_rxd {
+        std::uint64_t at; // the edge that loads it
+        bool value;
+    };
+    std::deque<pending_rxd> m_rxd; // RXD changes not yet applied, in order
     void edge(std::uint64_t counts_as);
     void jump(std::uint64_t counts_as, unsigned ticks);
     std::unique_ptr<pl011_rtl> m_rtl;

@@ -69,7 +69,7 @@ public:
     std::uint64_t cycle() const;
     std::uint64_t edges_evaluated() const;
     double rtl_eval_seconds() const; // with pl011_config::measure_eval_time
-    // Host figures for benchmarks: activations of the model's own process, those of them that changed
+    // Host figures for benchmarks: activations of the model's own processes, those of them that changed
     // no output, and calls of the RTL model's eval().
     std::uint64_t wakes() const;
     std::uint64_t idle_wakes() const;
@@ -87,6 +87,8 @@ private:
     unsigned transport_dbg(tlm::tlm_generic_payload& tx);
     void run();
     void sample_inputs();
+    void rxd_changed();
+    void note_rxd();
     bool drive_outputs(const detail::pl011_outputs& o); // false: every output already showed that
     void start_of_simulation() override;
 
