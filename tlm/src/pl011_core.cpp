@@ -4,12 +4,17 @@
 #include <chrono>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 
 #include "Vpl011_d16.h"
+#include "Vpl011_d16___024root.h"
 #include "Vpl011_d16t.h"
+#include "Vpl011_d16t___024root.h"
 #include "Vpl011_d32.h"
+#include "Vpl011_d32___024root.h"
 #include "Vpl011_d32t.h"
+#include "Vpl011_d32t___024root.h"
 #include "verilated.h"
 #include "verilated_vcd_c.h"
 
@@ -17,6 +22,16 @@ namespace uartvp::detail {
 
 namespace {
 constexpr std::uint16_t fr_word = 0x018 >> 2; // UARTFR
+
+// Verilator 5 (Debian 12 has 5.006) finds a rising edge by comparing the clock with the value its last
+// eval() saw, kept in the model's root as __Vtrigrprev__TOP__clk. Where that member exists, an edge
+// sets it low instead of evaluating the model with the clock low first: that evaluation changes nothing
+// (no logic uses the falling edge, and the rising edge's evaluation computes the combinational logic
+// of the new inputs again before the flops take it). Elsewhere the falling edge is evaluated.
+template <class root, class = void> struct knows_last_clock : std::false_type {};
+template <class root>
+struct knows_last_clock<root, std::void_t<decltype(std::declval<root&>().__Vtrigrprev__TOP__clk)>>
+    : std::true_type {};
 
 // `traced`: the model was verilated with tracing (slower to evaluate, whether traced or not).
 template <class model, bool traced> class verilated_pl011 final : public pl011_rtl {
@@ -66,9 +81,13 @@ public:
         const auto t0 = start();
         apply();
         if (m_model->clk) {
-            m_model->clk = 0;
-            m_model->eval();
-            ++evals;
+            if constexpr (knows_last_clock<std::remove_reference_t<decltype(*m_model->rootp)>>::value) {
+                m_model->rootp->__Vtrigrprev__TOP__clk = 0;
+            } else {
+                m_model->clk = 0;
+                m_model->eval();
+                ++evals;
+            }
         }
         m_model->clk = 1;
         m_model->eval();
