@@ -144,6 +144,15 @@ void core::make_runnable(task& t) {
     if (c.m_idle_waiting) c.m_wake_idle.notify();
 }
 
+void core::make_runnable_first(task& t) {
+    core& c = *t.cpu;
+    const bool was_blocked = t.st == task::state::blocked;
+    c.make_runnable(t);
+    if (!was_blocked) return;
+    c.m_first = &t;
+    c.m_first_at = sc_time_stamp();
+}
+
 namespace {
 // The best runnable task: lower nice first, first come first served within a level.
 task* take_best(std::deque<task*>& q) {
@@ -233,7 +242,19 @@ void core::task_main(task& t) {
 // The core's own thread: runs whenever no task holds the core, and takes interrupts while idle.
 void core::idle_loop() {
     for (;;) {
-        if (task* next = take_best(m_runnable)) {
+        task* next = nullptr;
+        if (m_first && m_first_at == sc_time_stamp()) {
+            // Woken ahead of this instant's interrupts: its first sync here does not take them.
+            const auto it = std::find(m_runnable.begin(), m_runnable.end(), m_first);
+            if (it != m_runnable.end()) {
+                next = *it;
+                m_runnable.erase(it);
+                m_skip_irq_check_at = sc_time_stamp();
+            }
+        }
+        m_first = nullptr;
+        if (!next) next = take_best(m_runnable);
+        if (next) {
             if (!m_busy) {
                 m_busy = true;
                 m_busy_since = m_time;
@@ -260,6 +281,7 @@ void core::idle_loop() {
         wait(m_wake_idle | m_interrupt);
         m_idle_waiting = false;
         if (m_time < sc_time_stamp()) m_time = sc_time_stamp();
+        if (m_first && m_first_at == sc_time_stamp()) continue; // it goes before the interrupts
         if (m_irq_enabled && m_source && m_source->pending(*this)) {
             if (!m_busy) {
                 m_busy = true;

@@ -31,6 +31,7 @@ struct machine::line {
         void* dev_id;
     };
     std::vector<action> actions;
+    std::vector<std::function<void()>> on_raise;
     int disable_depth = 0;
     bool awaiting = false; // raised and not yet served: its latency is still to be measured
     sc_time asserted_at;
@@ -51,7 +52,9 @@ struct machine::percpu {
     std::vector<std::unique_ptr<csd>> csd_to; // this CPU's CSD towards each target
     std::deque<irq_work*> work, lazy_work;
     std::vector<timer_list*> timers;
+    std::vector<hrtimer*> hrtimers;
     bool tick_pending = false;
+    bool hrtimer_pending = false;            // an hrtimer of this CPU is due: its interrupt is raised
     std::uint64_t armed = ~std::uint64_t(0); // the jiffy of the next tick this CPU takes
 };
 
@@ -81,6 +84,9 @@ machine::machine(const sc_module_name& name, unsigned ncores, const timing_profi
     SC_HAS_PROCESS(machine);
     SC_METHOD(tick_method);
     sensitive << m_tick_ev;
+    dont_initialize();
+    SC_METHOD(hrtimer_method);
+    sensitive << m_hrtimer_ev;
     dont_initialize();
     if (params.tick_cost != SC_ZERO_TIME)
         for (unsigned i = 0; i < ncores; ++i)
@@ -115,12 +121,20 @@ int machine::add_irq_line(sc_signal_in_if<bool>& sig, const std::string& name, u
 void machine::on_line(int irq) {
     line& l = *m_lines[static_cast<std::size_t>(irq)];
     if (l.sig->read()) {
+        for (const auto& fn : l.on_raise)
+            fn();
         l.awaiting = true;
         l.asserted_at = sc_time_stamp();
         cores[l.cpu]->notify_interrupt();
     } else {
         l.awaiting = false;
     }
+}
+
+void machine::on_irq_raised(int irq, std::function<void()> fn) {
+    if (irq < 0 || static_cast<std::size_t>(irq) >= m_lines.size())
+        throw std::invalid_argument("on_irq_raised: no irq line " + std::to_string(irq));
+    m_lines[static_cast<std::size_t>(irq)]->on_raise.push_back(std::move(fn));
 }
 
 int machine::request_irq(int irq, irq_handler_t handler, const std::string& name, void* dev_id) {
@@ -221,6 +235,54 @@ bool machine::del_timer(timer_list& t) {
     v.erase(std::remove(v.begin(), v.end(), &t), v.end());
     t.pending = false;
     return true;
+}
+
+// ---- hrtimers: each CPU's interrupt is raised when its earliest timer is due.
+
+void machine::hrtimer_start(hrtimer& t, const sc_time& expires) {
+    core& c = core::current();
+    c.sync();
+    hrtimer_cancel(t);
+    t.pending = true;
+    t.expires = expires;
+    t.cpu = c.id();
+    m_percpu[t.cpu]->hrtimers.push_back(&t);
+    arm_hrtimers();
+}
+
+bool machine::hrtimer_cancel(hrtimer& t) {
+    if (!t.pending) return false;
+    auto& v = m_percpu[t.cpu]->hrtimers;
+    v.erase(std::remove(v.begin(), v.end(), &t), v.end());
+    t.pending = false;
+    arm_hrtimers();
+    return true;
+}
+
+// The event for the earliest timer whose interrupt is not raised yet.
+void machine::arm_hrtimers() {
+    const sc_time now = sc_time_stamp();
+    sc_time next = sc_max_time();
+    for (const auto& p : m_percpu)
+        for (const hrtimer* t : p->hrtimers)
+            if (!(p->hrtimer_pending && t->expires <= now)) next = std::min(next, t->expires);
+    m_hrtimer_ev.cancel();
+    if (next != sc_max_time()) m_hrtimer_ev.notify(next > now ? next - now : SC_ZERO_TIME);
+}
+
+void machine::hrtimer_method() {
+    const sc_time now = sc_time_stamp();
+    for (unsigned i = 0; i < cores.size(); ++i) {
+        percpu& p = *m_percpu[i];
+        if (p.hrtimer_pending) continue;
+        for (const hrtimer* t : p.hrtimers)
+            if (t->expires <= now) {
+                p.hrtimer_pending = true;
+                cores[i]->notify_interrupt();
+                break;
+            }
+    }
+    arm_hrtimers();
 }
 
 // ---- IPIs and the CSD lock
@@ -347,7 +409,7 @@ void machine::flush_call_queue(core& c) {
 
 bool machine::pending(const core& c) const {
     const percpu& p = *m_percpu[c.id()];
-    if (!p.call_queue.empty() || p.tick_pending || !p.work.empty()) return true;
+    if (!p.call_queue.empty() || p.tick_pending || p.hrtimer_pending || !p.work.empty()) return true;
     for (const auto& l : m_lines)
         if (l->cpu == c.id() && !l->actions.empty() && l->disable_depth == 0 && l->sig->read()) return true;
     return false;
@@ -377,6 +439,20 @@ void machine::handle(core& c) {
             w->func(w);
         }
         arm_tick(c.id());
+        return;
+    }
+    if (p.hrtimer_pending) { // hrtimer_interrupt(): every timer due by now, earliest first
+        p.hrtimer_pending = false;
+        const sc_time now = sc_time_stamp();
+        for (;;) {
+            hrtimer* first = nullptr;
+            for (hrtimer* t : p.hrtimers)
+                if (t->expires <= now && (!first || t->expires < first->expires)) first = t;
+            if (!first) break;
+            hrtimer_cancel(*first);
+            first->function(first);
+        }
+        arm_hrtimers();
         return;
     }
     for (std::size_t i = 0; i < m_lines.size(); ++i) {

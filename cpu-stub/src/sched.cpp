@@ -151,6 +151,34 @@ void msleep(unsigned int ms) {
         timeout = schedule_timeout(timeout);
 }
 
+ktime_t ktime_get() {
+    core::current().sync();
+    return static_cast<ktime_t>(sc_time_stamp().value() / sc_time(1, SC_NS).value());
+}
+
+int schedule_hrtimeout(ktime_t* expires, hrtimer_mode mode) {
+    core& c = core::current();
+    task& me = running();
+    if (me.preempt_count > 0) throw std::logic_error("scheduling while atomic (preemption disabled)");
+    c.sync();
+    const sc_time ns = sc_time(static_cast<double>(*expires), SC_NS);
+    const sc_time at = mode == HRTIMER_MODE_ABS ? ns : sc_time_stamp() + ns;
+    if (at <= sc_time_stamp()) return 0;
+    struct sleeper : cpu::hrtimer {
+        task* who = nullptr;
+    } t;
+    t.who = &me;
+    t.function = [](cpu::hrtimer* h) {
+        task* who = static_cast<sleeper*>(h)->who;
+        who->cpu->make_runnable(*who);
+    };
+    machine& m = machine::get();
+    m.hrtimer_start(t, at);
+    c.schedule(true);
+    m.hrtimer_cancel(t);
+    return sc_time_stamp() >= at ? 0 : -4; // -EINTR
+}
+
 void prepare_to_wait(wait_queue_head& wq) {
     core::current().sync();
     task* me = &running();

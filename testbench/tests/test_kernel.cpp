@@ -241,6 +241,63 @@ TEST(KernelTime, TheTickCostsItsTimeOnEveryCore) {
     EXPECT_GE(b.m.cpu(1).stats().interrupts, 40u) << "the idle core ticks too";
 }
 
+// An hrtimer sleep ends at its own time, not at a jiffy's tick (HZ 250 here: ticks every 4 ms).
+TEST(KernelTime, HrtimeoutWakesAtItsOwnTimeAbsoluteOrRelative) {
+    UARTVP_SIM_TEST();
+    bench b(1);
+    sc_time woke_abs, woke_rel;
+    int r_abs = -1, r_rel = -1;
+    ktime_t before = -1;
+    b.m.cpu(0).create_task("sleeper", [&] {
+        udelay(3);
+        before = ktime_get();
+        ktime_t t = 1'234'567;
+        r_abs = schedule_hrtimeout(&t, HRTIMER_MODE_ABS);
+        woke_abs = now_local();
+        t = 10'000;
+        r_rel = schedule_hrtimeout(&t, HRTIMER_MODE_REL);
+        woke_rel = now_local();
+    });
+    sc_start(ms(20));
+    EXPECT_EQ(before, 3000);
+    EXPECT_EQ(r_abs, 0);
+    EXPECT_EQ(woke_abs, sc_time(1'234'567, SC_NS));
+    EXPECT_EQ(r_rel, 0);
+    EXPECT_EQ(woke_rel, sc_time(1'244'567, SC_NS));
+}
+
+// The timer's interrupt waits for IRQs on at its core (the sleeper runs once the task holding the core
+// gives it up); a wake-up before the time ends the sleep with -EINTR.
+TEST(KernelTime, HrtimeoutWaitsForIrqsOnAndAnEarlyWakeUpReturnsEintr) {
+    UARTVP_SIM_TEST();
+    bench b(2);
+    sc_time woke0, woke1;
+    int r1 = 0;
+    task_struct* sleeper1 = nullptr;
+    b.m.cpu(0).create_task("sleeper", [&] {
+        ktime_t t = 100'000;
+        schedule_hrtimeout(&t, HRTIMER_MODE_ABS);
+        woke0 = now_local();
+    });
+    b.m.cpu(0).create_task("holder", [&] {
+        irqflags f;
+        local_irq_save(f);
+        udelay(500); // the timer is due at 100 us, in here
+        local_irq_restore(f);
+        udelay(50); // then the holder still has the core
+    });
+    sleeper1 = &b.m.cpu(1).create_task("sleeper1", [&] {
+        ktime_t t = 1'000'000;
+        r1 = schedule_hrtimeout(&t, HRTIMER_MODE_ABS);
+        woke1 = now_local();
+    });
+    b.m.cpu(0).create_task("waker", [&] { wake_up_process(sleeper1); }, 5); // after the holder
+    sc_start(ms(5));
+    EXPECT_EQ(woke0, us(550));
+    EXPECT_EQ(r1, -4);
+    EXPECT_EQ(woke1, us(550));
+}
+
 // ---- interrupts
 
 TEST(KernelIrq, HandlerRunsAtTheAssertionTimeAndTheTaskResumesAfterIt) {
@@ -313,6 +370,79 @@ TEST(KernelIrq, LineRoutedToAnotherCoreLeavesThisOneAlone) {
     EXPECT_EQ(handled_on, 1u);
     EXPECT_EQ(task_end, us(100));
     EXPECT_EQ(b.m.cpu(0).stats().interrupts, 0u);
+}
+
+// The worst phase of an IRQs-off window: a task woken by the line's rise ahead of its interrupt
+// (make_runnable_first) takes the idle core and disables IRQs at that very instant, so the handler
+// waits for the whole window. Woken the plain way, the handler runs first.
+sc_time handler_entry_with_window_at_the_rise(bool first) {
+    cpu::kernel_params p;
+    p.irq_entry = sc_time(300, SC_NS);
+    bench b(1, p);
+    sc_time entered, window_at;
+    task_struct* hog = nullptr;
+    b.m.cpu(0).create_task("boot", [&] {
+        request_irq(b.irq, [&](int, void*) {
+            entered = now_local();
+            b.line.write(false);
+            return IRQ_HANDLED;
+        }, 0, "dev", nullptr);
+    });
+    hog = &b.m.cpu(0).create_task("hog", [&] {
+        schedule_timeout(-1); // until the line rises
+        irqflags f;
+        local_irq_save(f);
+        window_at = now_local();
+        udelay(50);
+        local_irq_restore(f);
+    });
+    b.m.on_irq_raised(b.irq, [&] {
+        if (first)
+            hog->cpu->make_runnable_first(*hog);
+        else
+            hog->cpu->make_runnable(*hog);
+    });
+    b.raise_at(b.line, us(40));
+    sc_start(ms(1));
+    EXPECT_EQ(window_at, first ? us(40) : us(40) + sc_time(300, SC_NS));
+    EXPECT_EQ(b.m.cpu(0).stats().irq_off_max, us(50));
+    return entered;
+}
+
+TEST(KernelIrq, TaskWokenFirstAtTheRiseHoldsTheInterruptForItsWholeWindow) {
+    UARTVP_SIM_TEST();
+    EXPECT_EQ(handler_entry_with_window_at_the_rise(true), us(90) + sc_time(300, SC_NS));
+}
+
+TEST(KernelIrq, TaskWokenPlainlyAtTheRiseRunsAfterTheInterrupt) {
+    UARTVP_SIM_TEST();
+    EXPECT_EQ(handler_entry_with_window_at_the_rise(false), us(40) + sc_time(300, SC_NS));
+}
+
+// On a busy core the interrupt interrupts the running task at its time; the task woken first runs when
+// the core is given up.
+TEST(KernelIrq, TaskWokenFirstOnABusyCoreWaitsForTheCore) {
+    UARTVP_SIM_TEST();
+    bench b(1);
+    sc_time entered, hog_ran;
+    task_struct* hog = nullptr;
+    hog = &b.m.cpu(0).create_task("hog", [&] {
+        schedule_timeout(-1);
+        hog_ran = now_local();
+    });
+    b.m.cpu(0).create_task("busy", [&] {
+        request_irq(b.irq, [&](int, void*) {
+            entered = now_local();
+            b.line.write(false);
+            return IRQ_HANDLED;
+        }, 0, "dev", nullptr);
+        udelay(200);
+    });
+    b.m.on_irq_raised(b.irq, [&] { hog->cpu->make_runnable_first(*hog); });
+    b.raise_at(b.line, us(40));
+    sc_start(ms(1));
+    EXPECT_EQ(entered, us(40));
+    EXPECT_EQ(hog_ran, us(200));
 }
 
 TEST(KernelIrq, IrqWorkRunsAtTheNextIrqsOnPointLazyAtTheNextTick) {

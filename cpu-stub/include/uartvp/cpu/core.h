@@ -155,6 +155,11 @@ public:
     // ---- scheduler (used by <uartvp/cpu/sched.h>)
     task* current_task() const { return m_current; }
     void make_runnable(task& t); // from any core or process, at the present time
+    // As make_runnable, ahead of the interrupts raised at this very instant: if t's core is idle now,
+    // t gets it at once and its first action at this instant comes before them, as if t had been
+    // woken an instant earlier (a busy core runs t when its task gives the core up, interrupts first).
+    // For instruments that must act at an interrupt's worst phase (machine::on_irq_raised).
+    void make_runnable_first(task& t);
     // The current task gives the core up: it stays runnable (schedule) or blocks until woken. A task
     // that stays runnable goes to the back of its level, or keeps its place if `preempted` (cond_resched).
     void schedule(bool block, bool preempted = false);
@@ -204,6 +209,8 @@ private:
     sc_core::sc_event m_idle, m_wake_idle, m_interrupt;
     bool m_idle_waiting = false;
     sc_core::sc_time m_skip_irq_check_at = sc_core::sc_max_time();
+    task* m_first = nullptr; // made runnable by make_runnable_first at m_first_at
+    sc_core::sc_time m_first_at;
     bool m_traced = false;
     // The access the strobe method shows next (it alone writes the bus signals).
     struct {

@@ -101,6 +101,14 @@ unsigned long msecs_to_jiffies(unsigned int ms);
 long schedule_timeout(long timeout); // sleeps until woken or `timeout` jiffies passed; the jiffies left
 void msleep(unsigned int ms);
 
+// High-resolution time: nanoseconds of simulated time, and sleeping to a time of one's own (an hrtimer
+// wakes the task, its interrupt taken on the task's core when that core has IRQs on).
+using ktime_t = std::int64_t;
+enum hrtimer_mode { HRTIMER_MODE_ABS, HRTIMER_MODE_REL };
+ktime_t ktime_get();
+// Sleeps until *expires (absolute, or from now); 0 once that time came, -EINTR if woken before.
+int schedule_hrtimeout(ktime_t* expires, hrtimer_mode mode);
+
 // Wait queues: wait_event(wq, cond) sleeps until cond() holds, rechecked after every wake_up(wq).
 struct wait_queue_head {
     std::vector<task_struct*> waiters;
