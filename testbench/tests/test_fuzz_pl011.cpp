@@ -1279,16 +1279,28 @@ TEST(Pl011Fuzz, RandomTrafficKeepsTheTrmRules_Depth16_OddClock) {
     run_fuzz(o, 100'000, 2);
 }
 
-TEST(Pl011Fuzz, FastMatchesClockEveryCycleOnIdenticalTraffic) {
-    UARTVP_SIM_TEST();
+namespace {
+// Fast lines (IBRD at most 4): the clocked twin pays for every UARTCLK cycle.
+void fast_against_clocked(const char* name, unsigned depth, std::uint64_t hz, std::uint64_t seed) {
     rig_options a, b;
-    a.name = "fast";
-    a.cfg = config(32, 24'000'000);
-    a.max_baud_div = 4; // fast lines: the clocked twin pays for every cycle
+    a.name = std::string("fast_") + name;
+    a.cfg = config(depth, hz);
+    a.max_baud_div = 4;
     b = a;
-    b.name = "clocked";
+    b.name = std::string("clocked_") + name;
     b.cfg.clock_every_cycle = true;
-    run_twins(a, b, 30'000, 3);
+    run_twins(a, b, 50'000, seed);
+}
+} // namespace
+
+TEST(Pl011Fuzz, FastMatchesClockEveryCycleOnIdenticalTraffic_Depth32) {
+    UARTVP_SIM_TEST();
+    fast_against_clocked("d32", 32, 24'000'000, 3);
+}
+
+TEST(Pl011Fuzz, FastMatchesClockEveryCycleOnIdenticalTraffic_Depth16_OddClock) {
+    UARTVP_SIM_TEST();
+    fast_against_clocked("d16", 16, 7'372'801, 5);
 }
 
 TEST(Pl011Fuzz, DebugReadsMoveNothing) {
