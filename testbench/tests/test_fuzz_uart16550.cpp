@@ -900,8 +900,13 @@ private:
                 if (s1.r[LSR] & LSR_TEMT) o << " TEMT right after a THR write;";
                 break;
             case IER:
-                allowed = bit(IER) | bit(IIR);
+                // The THRE delay applies in FIFO interrupt mode only (<uartvp/uart16550.h>): clearing
+                // ETBEI while a delayed rise is pending raises THRE at once. Nothing else in LSR moves.
+                allowed = bit(IER) | bit(IIR) | bit(LSR);
                 if (s1.r[IER] != (v & 0x0F)) o << " IER reads back " << hex(s1.r[IER]) << ";";
+                if ((s1.r[LSR] & 0x9F) != (s0.r[LSR] & 0x9F) ||
+                    ((s0.r[LSR] & LSR_THRE) && !(s1.r[LSR] & LSR_THRE)))
+                    o << " IER write changed LSR " << hex(s0.r[LSR]) << "->" << hex(s1.r[LSR]) << ";";
                 break;
             case FCR:
                 if (!s0.fifo() && !(v & 1)) break; // FCR0 must be set for the other bits
