@@ -1,0 +1,146 @@
+#include "stop.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+#include <systemc>
+
+#include "outputs.h"
+
+namespace uartvp::program::stop {
+
+namespace {
+
+// Lets the signal thread stop the kernel: update() runs in the kernel's update phase, where
+// sc_stop() is allowed.
+class stop_channel final : public sc_core::sc_prim_channel {
+public:
+    stop_channel()
+        : sc_core::sc_prim_channel("uartvp_stop") {}
+    void request() { async_request_update(); }
+
+private:
+    void update() override {
+        if (!m_stopped) sc_core::sc_stop();
+        m_stopped = true;
+    }
+    bool m_stopped = false;
+};
+
+std::atomic<int> g_signal{0};
+std::atomic<pid_t> g_child{0};
+std::mutex g_lock; // g_channel, g_scratch
+stop_channel* g_channel = nullptr;
+std::string g_scratch;
+
+constexpr auto grace = std::chrono::milliseconds(500);
+
+sigset_t stop_signals() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    return set;
+}
+
+void remove_dir(const std::string& dir) {
+    if (DIR* d = opendir(dir.c_str())) {
+        while (const dirent* e = readdir(d)) {
+            const std::string n = e->d_name;
+            if (n != "." && n != "..") unlink((dir + "/" + n).c_str());
+        }
+        closedir(d);
+    }
+    rmdir(dir.c_str());
+}
+
+void take_signals() {
+    const sigset_t set = stop_signals();
+    int sig = 0;
+    while (sigwait(&set, &sig) != 0) {
+    }
+    g_signal.store(sig);
+    if (const pid_t c = g_child.load()) kill(c, SIGTERM);
+    {
+        std::lock_guard<std::mutex> l(g_lock);
+        if (g_channel) g_channel->request();
+    }
+    std::this_thread::sleep_for(grace);
+    // The main thread has not ended the process: end it from here, leaving nothing behind.
+    if (const pid_t c = g_child.load()) kill(c, SIGKILL);
+    outputs::discard();
+    {
+        std::lock_guard<std::mutex> l(g_lock);
+        if (!g_scratch.empty()) remove_dir(g_scratch);
+    }
+    die(sig);
+}
+
+} // namespace
+
+void ignore_write_signals() {
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGXFSZ, SIG_IGN);
+}
+
+void install() {
+    const sigset_t set = stop_signals();
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    std::thread(take_signals).detach();
+}
+
+int requested() {
+    return g_signal.load();
+}
+
+void check() {
+    if (const int s = g_signal.load()) throw interrupted(s);
+}
+
+void simulate() {
+    {
+        std::lock_guard<std::mutex> l(g_lock);
+        // Created once, before sc_start (a primitive channel belongs to elaboration); kept for the
+        // process's life: the kernel holds it.
+        static stop_channel* channel = new stop_channel;
+        g_channel = channel;
+    }
+    check(); // a signal before this point found no channel
+    sc_core::sc_start();
+    {
+        std::lock_guard<std::mutex> l(g_lock);
+        g_channel = nullptr;
+    }
+    check();
+}
+
+void set_child(pid_t pid) {
+    g_child.store(pid);
+    // A signal taken just before the child was known: end the child here.
+    if (pid && g_signal.load()) kill(pid, SIGTERM);
+}
+
+void set_scratch_dir(const std::string& dir) {
+    std::lock_guard<std::mutex> l(g_lock);
+    g_scratch = dir;
+}
+
+void die(int signo) {
+    signal(signo, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, signo);
+    raise(signo);
+    pthread_sigmask(SIG_UNBLOCK, &set, nullptr); // delivered here, ending the process
+    _exit(128 + signo);
+}
+
+} // namespace uartvp::program::stop
