@@ -47,12 +47,18 @@ std::string g_scratch;
 
 constexpr auto grace = std::chrono::milliseconds(500);
 
+// The signals that stop the program: SIGINT, SIGTERM, SIGHUP, less those ignored when it started
+// (nohup): a blocked signal reaches sigwait even when ignored, so they stay out of the set.
 sigset_t stop_signals() {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
+    static const sigset_t set = [] {
+        sigset_t s;
+        sigemptyset(&s);
+        for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+            struct sigaction now {};
+            if (sigaction(sig, nullptr, &now) == 0 && now.sa_handler != SIG_IGN) sigaddset(&s, sig);
+        }
+        return s;
+    }();
     return set;
 }
 

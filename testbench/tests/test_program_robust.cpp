@@ -157,6 +157,21 @@ TEST(Signals, CompareSignalledAloneEndsItsChildAndLeavesNothing) {
     remove_dir(dir);
 }
 
+// Started with SIGHUP ignored (nohup), the program keeps it ignored: a hangup does not stop the run.
+TEST(Signals, SignalIgnoredAtStartStaysIgnored) {
+    const std::string dir = make_tmpdir();
+    process p(
+        {"run", "earlycon-pl011", "--profile", "vm", "--payload-bytes", "200000", "--json", dir + "/o.json"},
+        [] { signal(SIGHUP, SIG_IGN); });
+    std::this_thread::sleep_for(300ms);
+    ASSERT_TRUE(p.running()) << p.err();
+    p.signal(SIGHUP);
+    ASSERT_TRUE(p.wait_for(120s));
+    EXPECT_EQ(p.code(), 0) << "signal " << p.end_signal() << ": " << p.err();
+    EXPECT_EQ(entries(dir), std::vector<std::string>{"o.json"});
+    remove_dir(dir);
+}
+
 // A main thread that cannot get to its checks (here: blocked writing the summary into a pipe nobody
 // reads) is ended by the signal thread all the same, which removes the temporaries itself.
 TEST(Signals, StopWhileBlockedOnAFullPipeStillLeavesNothing) {
