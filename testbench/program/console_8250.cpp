@@ -14,6 +14,7 @@
 
 #include "scenario.h"
 #include "serial8250.h"
+#include "stop.h"
 #include "waves.h"
 
 namespace uartvp::program {
@@ -208,9 +209,9 @@ run_result run_console(const run_request& rq) {
         m.cpu0.add_task("early-setup", [&] { sw::early_serial8250_init_port(port, divisor); });
         write = rq.variant == "early" ? sw::early_serial8250_write : sw::serial8250_console_write_v1;
     }
-    std::uint64_t bytes_written = 0;
+    std::uint64_t bytes_written = 0, lines = 0;
     m.cpu0.add_task("boot", [&] {
-        for (const std::string& line : rq.payload) {
+        for (std::string line; rq.payload->next(line); ++lines) {
             std::string out;
             for (char c : line) {
                 if (c == '\n') out += '\r';
@@ -222,13 +223,13 @@ run_result run_console(const run_request& rq) {
         }
         if (p.reset_after_write) m.reset_uart();
     });
-    sc_start();
+    stop::simulate();
     m.sb.finish(sc_time_stamp());
     if (w) w->finish();
 
     const cpu::task_stats& boot = m.cpu0.tasks().at(1);
-    run_result r =
-        console_result(rq, m.sb, m.monitor, m.cpu0, boot, m.line_idle_at(), bytes_written, m.tx_fifo_max());
+    run_result r = console_result(rq, m.sb, m.monitor, m.cpu0, boot, m.line_idle_at(), lines, bytes_written,
+                                  m.tx_fifo_max());
     r.line_text_head = m.text_head;
     // The seed's figures: the slow machine's two paths, the fast machine's line rate (no change with FIFO).
     // Measured with v5.19's FIFO path: fifo-v6.14 has none.

@@ -29,6 +29,12 @@ std::optional<bool> parse_bool(const std::string& s) {
 
 } // namespace
 
+std::string shown(std::string_view value) {
+    constexpr std::size_t limit = 80;
+    if (value.size() <= limit) return std::string(value);
+    return std::string(value.substr(0, limit)) + "...";
+}
+
 const std::map<std::string, std::string>& params::keys() {
     static const std::map<std::string, std::string> k{
         {"cpu_hz", "CPU clock in Hz"},
@@ -50,7 +56,9 @@ const std::map<std::string, std::string>& params::keys() {
 }
 
 std::optional<std::string> params::set(const std::string& key, const std::string& value) {
-    auto bad = [&](const char* what) { return "--set " + key + "=" + value + ": " + what; };
+    auto bad = [&](const std::string& what) {
+        return "--set " + shown(key) + "=" + shown(value) + ": " + what;
+    };
     const bool is_16550 = uart_model == "16550";
     if (!is_16550 &&
         (key == "reg_shift" || key == "reg_io_width" || key == "thre_delay_ns" || key == "tx_drain_ns"))
@@ -58,6 +66,8 @@ std::optional<std::string> params::set(const std::string& key, const std::string
     if (key == "cpu_hz" || key == "uartclk_hz" || key == "baud") {
         const auto v = parse_u64(value);
         if (!v || *v == 0) return bad("expected a positive whole number");
+        if (key == "uartclk_hz" && *v > max_uartclk_hz)
+            return bad("at most 10^12 Hz: one UARTCLK cycle must last at least the 1 ps time resolution");
         (key == "cpu_hz" ? cpu_hz : key == "uartclk_hz" ? uartclk_hz : baud) = *v;
     } else if (key == "mmio_read_ns" || key == "mmio_write_ns") {
         const auto v = parse_double(value);
@@ -98,7 +108,7 @@ std::optional<std::string> params::set(const std::string& key, const std::string
         if (!v) return bad("expected 0 or 1");
         reset_after_write = *v;
     } else {
-        return "--set " + key +
+        return "--set " + shown(key) +
                ": unknown key (known: cpu_hz, mmio_read_ns, mmio_write_ns, relax_cycles, "
                "uartclk_hz, baud, frame, fifo_depth, uart_base, reset_after_write, reg_shift, reg_io_width, "
                "thre_delay_ns, tx_drain_ns)";

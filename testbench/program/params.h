@@ -4,13 +4,23 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include <uartvp/serial_format.h>
 
 namespace uartvp::program {
+
+// Bad usage or input: exit code 2, one line on stderr, nothing run.
+struct usage_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// A value as an error message quotes it: at most its first 80 characters, then "...".
+std::string shown(std::string_view value);
 
 struct params {
     // CPU side
@@ -20,6 +30,8 @@ struct params {
     unsigned relax_cycles = 4; // cpu_relax()
     // device side
     std::uint64_t uartclk_hz = 24'000'000;
+    // One UARTCLK cycle must last at least the program's time resolution (1 ps).
+    static constexpr std::uint64_t max_uartclk_hz = 1'000'000'000'000;
     std::uint64_t baud = 115200;
     serial_format frame;
     unsigned fifo_depth = 32;

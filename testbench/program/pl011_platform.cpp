@@ -1,5 +1,6 @@
 #include "pl011_platform.h"
 
+#include "stop.h"
 #include "waves.h"
 
 #include <cstdlib>
@@ -83,7 +84,7 @@ void pl011_platform::supervise() {
 }
 
 void pl011_platform::run() {
-    sc_start();
+    stop::simulate();
 }
 
 } // namespace uartvp::program

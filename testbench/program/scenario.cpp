@@ -20,8 +20,9 @@ const scenario_def* find_scenario(const std::string& name) {
 
 run_result console_result(const run_request& rq, const scoreboard& sb, const line_monitor& monitor,
                           const cpu::core& cpu, const cpu::task_stats& boot,
-                          const sc_core::sc_time& line_idle_at, std::uint64_t bytes_written,
-                          unsigned tx_fifo_max) {
+                          const sc_core::sc_time& line_idle_at, std::uint64_t payload_lines,
+                          std::uint64_t bytes_written, unsigned tx_fifo_max) {
+    if (const std::string why = rq.payload->error(); !why.empty()) throw std::runtime_error(why);
     // The simulation ran out of events with the task still polling: its loop waits for a change that
     // nothing will bring (literal execution would spin forever). Or simulated time ran out of range.
     if (!cpu.idle())
@@ -35,7 +36,7 @@ run_result console_result(const run_request& rq, const scoreboard& sb, const lin
     r.profile = rq.profile;
     r.params = rq.p.to_json();
     r.payload_source = rq.payload_source;
-    r.payload_lines = rq.payload.size();
+    r.payload_lines = payload_lines;
     r.expect_loss = rq.expect_loss;
     r.sim_time_ns = (boot.end - boot.start).to_seconds() * 1e9;
     r.line_idle_ns = line_idle_at > boot.start ? (line_idle_at - boot.start).to_seconds() * 1e9 : 0;

@@ -2,6 +2,7 @@
 // Scenarios: a platform, a workload and the driver routine under test, in named variants (before and
 // after a patch) and timing profiles. One run is one simulation, in its own process.
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,14 +14,15 @@
 #include <uartvp/scoreboard.h>
 
 #include "params.h"
+#include "payload.h"
 
 namespace uartvp::program {
 
 struct run_request {
     std::string scenario, variant, profile;
     params p;
-    std::vector<std::string> payload; // console writes, one per log line
-    std::string payload_source;       // "generated:N" or the file name
+    std::shared_ptr<payload_reader> payload; // console writes, one per log line, read as printed
+    std::string payload_source;              // "generated:N" or the file name
     bool expect_loss = false;
     std::string vcd;      // write waves to this DIR/NAME.vcd (and NAME.gtkw, NAME.lines.vcd beside it)
     bool vcd_rtl = false; // and the UART's full RTL trace, NAME.rtl.vcd
@@ -88,8 +90,8 @@ struct scenario_def {
 // core and its boot task; the scenario adds its own (UART cycles, seed figures, wall time).
 run_result console_result(const run_request& rq, const scoreboard& sb, const line_monitor& monitor,
                           const cpu::core& cpu, const cpu::task_stats& boot,
-                          const sc_core::sc_time& line_idle_at, std::uint64_t bytes_written,
-                          unsigned tx_fifo_max);
+                          const sc_core::sc_time& line_idle_at, std::uint64_t payload_lines,
+                          std::uint64_t bytes_written, unsigned tx_fifo_max);
 
 const std::vector<scenario_def>& scenarios();
 const scenario_def* find_scenario(const std::string& name);
