@@ -108,6 +108,7 @@ run_result run_earlycon(const run_request& rq) {
     const cpu::task_stats& boot = soc.cpu0.tasks().at(1);
     run_result r = console_result(rq, soc.sb, soc.monitor, soc.cpu0, boot, soc.line_idle_at(), lines,
                                   bytes_written, soc.tx_fifo_max());
+    add_kernel_results(r, soc.kernel);
     r.rtl_cycles = soc.uart.clock().edge_at_or_before(sc_time_stamp()); // UARTCLK cycles simulated
     r.rtl_edges_evaluated = soc.uart.edges_evaluated();
     r.rtl_eval_s = soc.uart.rtl_eval_seconds();

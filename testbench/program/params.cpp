@@ -38,6 +38,7 @@ std::string shown(std::string_view value) {
 const std::map<std::string, std::string>& params::keys() {
     static const std::map<std::string, std::string> k{
         {"cpu_hz", "CPU clock in Hz"},
+        {"cores", "cores of the machine, 1 to 8 (the console scenarios print from core 0; the others idle)"},
         {"mmio_read_ns", "cost of one UART register read, ns (a trapped access under a hypervisor)"},
         {"mmio_write_ns", "cost of one UART register write, ns"},
         {"relax_cycles", "CPU cycles of one cpu_relax()"},
@@ -103,13 +104,17 @@ std::optional<std::string> params::set(const std::string& key, const std::string
         const auto v = parse_double(value);
         if (!v || *v < 0 || *v > 1e9) return bad("expected a number of nanoseconds from 0 to 1e9");
         (key == "thre_delay_ns" ? thre_delay_ns : tx_drain_ns) = *v;
+    } else if (key == "cores") {
+        const auto v = parse_u64(value);
+        if (!v || *v < 1 || *v > 8) return bad("expected a whole number of cores from 1 to 8");
+        cores = static_cast<unsigned>(*v);
     } else if (key == "reset_after_write") {
         const auto v = parse_bool(value);
         if (!v) return bad("expected 0 or 1");
         reset_after_write = *v;
     } else {
         return "--set " + shown(key) +
-               ": unknown key (known: cpu_hz, mmio_read_ns, mmio_write_ns, relax_cycles, "
+               ": unknown key (known: cpu_hz, cores, mmio_read_ns, mmio_write_ns, relax_cycles, "
                "uartclk_hz, baud, frame, fifo_depth, uart_base, reset_after_write, reg_shift, reg_io_width, "
                "thre_delay_ns, tx_drain_ns)";
     }
@@ -160,6 +165,7 @@ nlohmann::json params::to_json() const {
     if (uart_model == "16550") {
         const std::uint64_t div = uart16550_divisor(uartclk_hz, baud);
         return {{"cpu_hz", cpu_hz},
+                {"cores", cores},
                 {"mmio_read_ns", mmio_read_ns},
                 {"mmio_write_ns", mmio_write_ns},
                 {"relax_cycles", relax_cycles},
@@ -182,6 +188,7 @@ nlohmann::json params::to_json() const {
     std::uint32_t ibrd = 0, fbrd = 0;
     pl011_divisor(uartclk_hz, baud, ibrd, fbrd);
     return {{"cpu_hz", cpu_hz},
+            {"cores", cores},
             {"mmio_read_ns", mmio_read_ns},
             {"mmio_write_ns", mmio_write_ns},
             {"relax_cycles", relax_cycles},

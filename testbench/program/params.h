@@ -43,6 +43,8 @@ struct params {
     unsigned reg_shift = 0, reg_io_width = 1;
     double thre_delay_ns = 0; // THRE rises this long after the last byte left THR/FIFO
     double tx_drain_ns = 0;   // each byte waits this long at the head of THR/FIFO
+    // machine: cores of the kernel model (scenarios that use one core leave the others idle)
+    unsigned cores = 1;
     // run
     bool reference = false;         // reference mode: every poll a transaction, the RTL clocked every cycle
     bool reset_after_write = false; // assert the UART's reset right after the last write returns

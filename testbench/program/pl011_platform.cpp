@@ -32,13 +32,16 @@ static pl011_config uart_config(const params& p, const std::string& rtl_vcd) {
 
 pl011_platform::pl011_platform(const sc_module_name& name, const params& p, const std::string& rtl_vcd)
     : sc_module(name)
-    , cpu0("cpu0", 0, make_timing(p))
+    , kernel("kernel", p.cores, make_timing(p))
+    , cpu0(kernel.cpu(0))
     , bus("bus")
     , uart("uart0", uart_config(p, rtl_vcd))
     , monitor("console", static_cast<double>(p.baud), p.frame)
     , m_p(p) {
-    cpu0.set_collapse_polls(!p.reference);
-    cpu0.bus.bind(bus.target);
+    for (auto& c : kernel.cores) {
+        c->set_collapse_polls(!p.reference);
+        c->bus.bind(bus.target);
+    }
     bus.map(uart.bus, p.uart_base, pl011::map_size, "uart0");
     uart.txd(txd);
     uart.irq(irq);

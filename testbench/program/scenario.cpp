@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "scenario.h"
 
 #include <stdexcept>
@@ -62,6 +63,42 @@ run_result console_result(const run_request& rq, const scoreboard& sb, const lin
     return r;
 }
 
+void add_kernel_results(run_result& r, const cpu::machine& m) {
+    auto ns = [](const sc_core::sc_time& t) { return t.to_seconds() * 1e9; };
+    nlohmann::json per_core = nlohmann::json::array(), tasks = nlohmann::json::array(),
+                   lines = nlohmann::json::array(), reports = nlohmann::json::array();
+    double off_max = 0, off_total = 0;
+    for (const auto& c : m.cores) {
+        const cpu::core_stats& s = c->stats();
+        per_core.push_back({{"cpu", c->id()},
+                            {"irq_off_max_ns", ns(s.irq_off_max)},
+                            {"irq_off_total_ns", ns(s.irq_off_total)},
+                            {"irq_off_windows", s.irq_off_windows},
+                            {"hardirq_ns", ns(s.hardirq)},
+                            {"busy_ns", ns(s.busy)}});
+        off_max = std::max(off_max, ns(s.irq_off_max));
+        off_total += ns(s.irq_off_total);
+        for (const cpu::task_stats& t : c->tasks())
+            tasks.push_back({{"name", t.name}, {"cpu", t.cpu}, {"cpu_ns", ns(t.cpu_time)}});
+    }
+    for (const cpu::irq_line_stats& l : m.irq_lines())
+        lines.push_back({{"name", l.name},
+                         {"cpu", l.cpu},
+                         {"count", l.count},
+                         {"latency_max_ns", ns(l.latency_max)},
+                         {"latency_mean_ns", l.served ? ns(l.latency_total) / l.served : 0.0}});
+    static const char* const kinds[] = {"detected", "continued", "unstuck"};
+    for (const cpu::csd_report& c : m.csd_reports())
+        reports.push_back({{"kind", kinds[c.kind]},
+                           {"time_ns", ns(c.time)},
+                           {"cpu", c.cpu},
+                           {"target_cpu", c.target_cpu},
+                           {"wait_ns", ns(c.wait)}});
+    r.kernel = {{"per_core", per_core}, {"tasks", tasks}, {"irq_lines", lines}, {"csd_reports", reports}};
+    r.irq_off_max_ns = off_max;
+    r.irq_off_total_ns = off_total;
+}
+
 nlohmann::json run_result::to_json() const {
     nlohmann::json j = {{"schema_version", json_schema_version},
                         {"scenario", scenario},
@@ -99,6 +136,8 @@ nlohmann::json run_result::to_json() const {
                         {"throughput_kbps", throughput_kbps()}};
     if (seed_kbps >= 0) j["seed_kbps"] = seed_kbps;
     if (!line_text_head.empty()) j["line_text_head"] = line_text_head;
+    for (const auto& [k, v] : kernel.items())
+        j[k] = v;
     return j;
 }
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <uartvp/cpu/core.h>
+#include <uartvp/cpu/machine.h>
 #include <uartvp/line_monitor.h>
 #include <uartvp/scoreboard.h>
 
@@ -53,6 +54,8 @@ struct run_result {
     double throughput_kbps() const { return sim_time_ns > 0 ? bytes_written / sim_time_ns * 1e6 : 0; }
     double seed_kbps = -1;
     std::string line_text_head; // the first decoded characters, when the scenario keeps them
+    // The kernel model's figures: per_core, tasks, irq_lines, csd_reports (see kernel_results()).
+    nlohmann::json kernel = nlohmann::json::object();
     bool expect_loss = false;
     bool clean() const { return lost_bytes + corrupted_bytes + duplicated_bytes + extra_bytes == 0; }
     // What the run's expectation allows: --expect-loss covers lost bytes, never corrupted, duplicated
@@ -92,6 +95,10 @@ run_result console_result(const run_request& rq, const scoreboard& sb, const lin
                           const cpu::core& cpu, const cpu::task_stats& boot,
                           const sc_core::sc_time& line_idle_at, std::uint64_t payload_lines,
                           std::uint64_t bytes_written, unsigned tx_fifo_max);
+
+// The machine's figures for the JSON (per_core, tasks, irq_lines, csd_reports); also sets the result's
+// irq_off_max_ns and irq_off_total_ns over all cores.
+void add_kernel_results(run_result& r, const cpu::machine& m);
 
 const std::vector<scenario_def>& scenarios();
 const scenario_def* find_scenario(const std::string& name);
