@@ -180,6 +180,7 @@ run_result run_console(const run_request& rq) {
     if (!rq.vcd.empty()) {
         w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud));
         w->cpu_and_bus(m.cpu0);
+        w->cores(m.kernel);
         w->begin_group("UART0 (16550A)");
         w->level(m.uart.tx_fifo_level, "uart0.tx_fifo_level", 16);
         w->level(m.uart.rx_fifo_level, "uart0.rx_fifo_level", 16);

@@ -96,6 +96,7 @@ namespace uartvp::program {
 
 void pl011_platform::add_waves(waves& w) {
     w.cpu_and_bus(cpu0);
+    w.cores(kernel);
     w.begin_group("UART0 (PL011)");
     w.level(uart.tx_fifo_level, "uart0.tx_fifo_level", m_p.fifo_depth);
     w.level(uart.rx_fifo_level, "uart0.rx_fifo_level", m_p.fifo_depth);

@@ -126,6 +126,7 @@ void waves::cpu_and_bus(cpu::core& cpu) {
     begin_group("CPU");
     number(cpu.running_task, c + ".task");
     bit(cpu.irqs_off, c + ".irqs_off");
+    bit(cpu.in_hardirq, c + ".in_hardirq");
     bit(cpu.polling, c + ".polling");
     number(cpu.poll_reads, c + ".poll_reads");
     end_group();
@@ -135,6 +136,19 @@ void waves::cpu_and_bus(cpu::core& cpu) {
     bit(cpu.mmio_write, "bus.mmio_write");
     end_group();
     cpu.observe_bus();
+}
+
+void waves::cores(cpu::machine& m) {
+    if (m.cores.size() < 2) return;
+    begin_group("Other CPUs");
+    for (std::size_t i = 1; i < m.cores.size(); ++i) {
+        cpu::core& c = *m.cores[i];
+        const std::string n = c.basename();
+        number(c.running_task, n + ".task");
+        bit(c.irqs_off, n + ".irqs_off");
+        bit(c.in_hardirq, n + ".in_hardirq");
+    }
+    end_group();
 }
 
 void waves::lines(sc_core::sc_signal_in_if<bool>& txd, sc_core::sc_signal_in_if<bool>& rxd) {

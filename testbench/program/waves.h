@@ -12,6 +12,7 @@
 #include <systemc>
 
 #include <uartvp/cpu/core.h>
+#include <uartvp/cpu/machine.h>
 #include <uartvp/lines_vcd.h>
 #include <uartvp/vcd_writer.h>
 
@@ -38,6 +39,8 @@ public:
 
     // The groups every platform has: CPU (task, IRQs off, polling spans) and Bus (accesses); Lines.
     void cpu_and_bus(cpu::core& cpu);
+    // Every core of the machine: the task running, IRQs off, in hard IRQ (core 0's beside its bus signals).
+    void cores(cpu::machine& m);
     void lines(sc_core::sc_signal_in_if<bool>& txd, sc_core::sc_signal_in_if<bool>& rxd);
 
     // A path for the full RTL trace (NAME.rtl.vcd, written by the model itself), renamed with the rest.
