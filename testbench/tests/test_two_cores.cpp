@@ -101,6 +101,10 @@ void run_script(const std::vector<op>& ops, op_log& out) {
         out.push_back(v);
         out.push_back(cpu::core::current().local_time().value());
     };
+    // A bounded poll: its last value, how many reads, whether it timed out.
+    auto note_poll = [&](const kapi::poll_result& r) {
+        note(r.value | std::uint64_t(r.reads) << 32 | std::uint64_t(r.timed_out) << 63);
+    };
     for (const op& o : ops) {
         switch (o.kind) {
         case op_kind::pl_write_dr:
@@ -114,9 +118,9 @@ void run_script(const std::vector<op>& ops, op_log& out) {
             note(spin_while(readl, pl_base + FR, [](std::uint32_t v) { return (v & FR_TXFF) != 0; }));
             break;
         case op_kind::pl_poll_rx: {
-            const auto r = poll_udelay(
-                readl, pl_base + FR, [](std::uint32_t v) { return (v & FR_RXFE) != 0; }, 20 + o.arg % 200, 0);
-            note(r.value | std::uint64_t(r.reads) << 32 | std::uint64_t(r.timed_out) << 63);
+            note_poll(poll_udelay(
+                readl, pl_base + FR, [](std::uint32_t v) { return (v & FR_RXFE) != 0; }, 20 + o.arg % 200,
+                0));
             break;
         }
         case op_kind::pl_read_dr:
@@ -137,9 +141,8 @@ void run_script(const std::vector<op>& ops, op_log& out) {
             note(readl(pl_base + MIS));
             break;
         case op_kind::pl_wait_drained: { // until the other core has emptied the RX FIFO
-            const auto r = poll_udelay(
-                readl, pl_base + FR, [](std::uint32_t v) { return !(v & FR_RXFE); }, 20 + o.arg % 200, 0);
-            note(r.value | std::uint64_t(r.reads) << 32 | std::uint64_t(r.timed_out) << 63);
+            note_poll(poll_udelay(
+                readl, pl_base + FR, [](std::uint32_t v) { return !(v & FR_RXFE); }, 20 + o.arg % 200, 0));
             break;
         }
         case op_kind::com_write_thr:
@@ -150,9 +153,8 @@ void run_script(const std::vector<op>& ops, op_log& out) {
             note(spin_while(inb, com_port + LSR, [](std::uint32_t v) { return !(v & LSR_THRE); }));
             break;
         case op_kind::com_poll_dr: {
-            const auto r = poll_udelay(
-                inb, com_port + LSR, [](std::uint32_t v) { return !(v & LSR_DR); }, 10 + o.arg % 100, 0);
-            note(r.value | std::uint64_t(r.reads) << 32 | std::uint64_t(r.timed_out) << 63);
+            note_poll(poll_udelay(
+                inb, com_port + LSR, [](std::uint32_t v) { return !(v & LSR_DR); }, 10 + o.arg % 100, 0));
             break;
         }
         case op_kind::com_read_rbr:
@@ -172,15 +174,14 @@ void run_script(const std::vector<op>& ops, op_log& out) {
             note(4);
             break;
         case op_kind::com_wait_drained: {
-            const auto r = poll_udelay(
-                inb, com_port + LSR, [](std::uint32_t v) { return (v & LSR_DR) != 0; }, 10 + o.arg % 100, 0);
-            note(r.value | std::uint64_t(r.reads) << 32 | std::uint64_t(r.timed_out) << 63);
+            note_poll(poll_udelay(
+                inb, com_port + LSR, [](std::uint32_t v) { return (v & LSR_DR) != 0; }, 10 + o.arg % 100, 0));
             break;
         }
         case op_kind::com_wait_not_thri: { // until another reader of IIR has taken the THRE interrupt
-            const auto r = poll_udelay(
-                inb, com_port + IIR, [](std::uint32_t v) { return (v & 0x0F) == 0x02; }, 10 + o.arg % 100, 0);
-            note(r.value | std::uint64_t(r.reads) << 32 | std::uint64_t(r.timed_out) << 63);
+            note_poll(poll_udelay(
+                inb, com_port + IIR, [](std::uint32_t v) { return (v & 0x0F) == 0x02; }, 10 + o.arg % 100,
+                0));
             break;
         }
         case op_kind::delay:
