@@ -14,16 +14,11 @@ using namespace sc_core;
 
 namespace {
 core* g_current = nullptr;
-std::vector<core*> g_cores;
 } // namespace
 
 core& core::current() {
     if (!g_current) throw std::logic_error("kernel API called outside a task");
     return *g_current;
-}
-
-const std::vector<core*>& core::all() {
-    return g_cores;
 }
 
 core::core(const sc_module_name& name, unsigned id, const timing_profile& timing)
@@ -39,7 +34,6 @@ core::core(const sc_module_name& name, unsigned id, const timing_profile& timing
     , poll_reads("poll_reads", 0)
     , m_id(id)
     , m_timing(timing) {
-    g_cores.push_back(this);
     m_idle_stats.name = "(interrupts in idle)";
     m_idle_stats.cpu = id;
     SC_HAS_PROCESS(core);
@@ -53,7 +47,6 @@ core::core(const sc_module_name& name, unsigned id, const timing_profile& timing
 }
 
 core::~core() {
-    g_cores.erase(std::remove(g_cores.begin(), g_cores.end(), this), g_cores.end());
     if (g_current == this) g_current = nullptr;
 }
 
@@ -323,7 +316,7 @@ void core::take_interrupts() {
             wait(SC_ZERO_TIME);
             if (++same_instant > 100000)
                 throw std::runtime_error(std::string(name()) + ": interrupt storm: a source stays pending "
-                                         "however often its handlers run");
+                                                               "however often its handlers run");
         }
         g_current = this;
         in_hardirq.write(false);
@@ -503,7 +496,8 @@ core::poll_result core::poll(std::uint64_t addr, unsigned size,
                 bool mine_first = true;
                 if (promise.broken_already()) {
                     const read_promise::break_cause* why = promise.cause;
-                    mine_first = why && why->when == sc_time_stamp() && why->by_access && m_id < why->initiator;
+                    mine_first =
+                        why && why->when == sc_time_stamp() && why->by_access && m_id < why->initiator;
                 }
                 if (mine_first)
                     ++c;

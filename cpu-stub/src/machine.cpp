@@ -99,7 +99,8 @@ machine::~machine() = default;
 // ---- interrupt lines
 
 int machine::add_irq_line(sc_signal_in_if<bool>& sig, const std::string& name, unsigned cpu) {
-    if (cpu >= cores.size()) throw std::invalid_argument("irq line " + name + ": no cpu " + std::to_string(cpu));
+    if (cpu >= cores.size())
+        throw std::invalid_argument("irq line " + name + ": no cpu " + std::to_string(cpu));
     const int irq = static_cast<int>(m_lines.size());
     auto l = std::make_unique<line>();
     l->name = name;
@@ -148,11 +149,13 @@ int machine::request_irq(int irq, irq_handler_t handler, const std::string& name
 void machine::free_irq(int irq, void* dev_id) {
     if (irq < 0 || static_cast<std::size_t>(irq) >= m_lines.size()) return;
     auto& a = m_lines[static_cast<std::size_t>(irq)]->actions;
-    a.erase(std::remove_if(a.begin(), a.end(), [&](const line::action& x) { return x.dev_id == dev_id; }), a.end());
+    a.erase(std::remove_if(a.begin(), a.end(), [&](const line::action& x) { return x.dev_id == dev_id; }),
+            a.end());
 }
 
 void machine::disable_irq(int irq) {
-    if (irq >= 0 && static_cast<std::size_t>(irq) < m_lines.size()) ++m_lines[static_cast<std::size_t>(irq)]->disable_depth;
+    if (irq >= 0 && static_cast<std::size_t>(irq) < m_lines.size())
+        ++m_lines[static_cast<std::size_t>(irq)]->disable_depth;
 }
 
 void machine::enable_irq(int irq) {
@@ -184,7 +187,8 @@ std::uint64_t machine::jiffies() const {
 
 // Jiffy j starts at j / hz seconds, rounded up to the resolution (so that jiffies() there is j).
 sc_time machine::time_of_jiffy(std::uint64_t j) const {
-    return sc_time::from_value(static_cast<std::uint64_t>((u128(j) * m_units_per_s + m_params.hz - 1) / m_params.hz));
+    return sc_time::from_value(
+        static_cast<std::uint64_t>((u128(j) * m_units_per_s + m_params.hz - 1) / m_params.hz));
 }
 
 void machine::arm_tick(unsigned cpu) {
@@ -306,7 +310,8 @@ void machine::queue_csd(unsigned caller, unsigned target, std::function<void()> 
 
 void machine::call_function_single(unsigned target, std::function<void()> func, bool wait) {
     core& c = core::current();
-    if (target >= cores.size()) throw std::invalid_argument("smp_call_function_single: no cpu " + std::to_string(target));
+    if (target >= cores.size())
+        throw std::invalid_argument("smp_call_function_single: no cpu " + std::to_string(target));
     c.sync();
     if (target == c.id()) { // the local call: with IRQs off
         const bool f = c.irq_disable();
@@ -319,12 +324,14 @@ void machine::call_function_single(unsigned target, std::function<void()> func, 
     if (wait) csd_lock_wait(c, *d, target);
 }
 
-void machine::call_function_many(const std::vector<unsigned>& targets, std::function<void()> func, bool wait) {
+void machine::call_function_many(const std::vector<unsigned>& targets, std::function<void()> func,
+                                 bool wait) {
     core& c = core::current();
     c.sync();
     std::vector<std::pair<unsigned, csd*>> sent;
     for (unsigned t : targets) {
-        if (t >= cores.size()) throw std::invalid_argument("smp_call_function_many: no cpu " + std::to_string(t));
+        if (t >= cores.size())
+            throw std::invalid_argument("smp_call_function_many: no cpu " + std::to_string(t));
         if (t == c.id()) continue;
         csd* d = nullptr;
         queue_csd(c.id(), t, func, wait, d);
@@ -355,12 +362,16 @@ void machine::csd_lock_wait(core& c, csd& d, unsigned target) {
         r.number = seq;
         char buf[200];
         if (k == csd_report::unstuck)
-            std::snprintf(buf, sizeof buf, "smp: csd: CSD lock (#%llu) got unstuck on CPU#%02u, CPU#%02u released the lock.",
+            std::snprintf(buf, sizeof buf,
+                          "smp: csd: CSD lock (#%llu) got unstuck on CPU#%02u, CPU#%02u released the lock.",
                           static_cast<unsigned long long>(seq), c.id(), target);
         else
-            std::snprintf(buf, sizeof buf, "smp: csd: %s non-responsive CSD lock (#%llu) on CPU#%u, waiting %llu ns for CPU#%02u.",
-                          k == csd_report::detected ? "Detected" : "Continued", static_cast<unsigned long long>(seq),
-                          c.id(), static_cast<unsigned long long>(r.wait.value() / (sc_time(1, SC_NS).value())), target);
+            std::snprintf(
+                buf, sizeof buf,
+                "smp: csd: %s non-responsive CSD lock (#%llu) on CPU#%u, waiting %llu ns for CPU#%02u.",
+                k == csd_report::detected ? "Detected" : "Continued", static_cast<unsigned long long>(seq),
+                c.id(), static_cast<unsigned long long>(r.wait.value() / (sc_time(1, SC_NS).value())),
+                target);
         r.text = buf;
         m_reports.push_back(r);
     };
@@ -370,7 +381,9 @@ void machine::csd_lock_wait(core& c, csd& d, unsigned target) {
             if (reports == 0)
                 until = t0 + timeout;
             else
-                until = last + timeout * static_cast<double>((reports + 1) * (ilog2(static_cast<unsigned>(cores.size())) / 2 + 1));
+                until = last +
+                        timeout * static_cast<double>((reports + 1) *
+                                                      (ilog2(static_cast<unsigned>(cores.size())) / 2 + 1));
         }
         c.wait_for(d.unlocked, until);
         if (!d.locked || d.seq != seq) break;

@@ -38,10 +38,10 @@ struct naive_pl011 : sc_module {
         div_load{"div_load", false};
     sc_signal<bool> txdmasreq{"txdmasreq"}, txdmabreq{"txdmabreq"}, rxdmasreq{"rxdmasreq"},
         rxdmabreq{"rxdmabreq"}, txdmaclr{"txdmaclr", false}, rxdmaclr{"rxdmaclr", false};
-    sc_signal<std::uint32_t> rdata{"rdata"}, tx_level{"tx_level"},
-        rx_level{"rx_level"}, flags{"flags"}, fast_fwd{"fast_fwd", 0}, skip_ticks{"skip_ticks", 0},
-        b16_wait{"b16_wait"}, b16_acc{"b16_acc"}, baud_div{"baud_div"}, ev_ticks{"ev_ticks"},
-        reg_ticks{"reg_ticks"}, div_cnt{"div_cnt", 0}, div_acc{"div_acc", 0};
+    sc_signal<std::uint32_t> rdata{"rdata"}, tx_level{"tx_level"}, rx_level{"rx_level"}, flags{"flags"},
+        fast_fwd{"fast_fwd", 0}, skip_ticks{"skip_ticks", 0}, b16_wait{"b16_wait"}, b16_acc{"b16_acc"},
+        baud_div{"baud_div"}, ev_ticks{"ev_ticks"}, reg_ticks{"reg_ticks"}, div_cnt{"div_cnt", 0},
+        div_acc{"div_acc", 0};
     Vpl011_sc rtl{"rtl"};
 
     SC_HAS_PROCESS(naive_pl011);

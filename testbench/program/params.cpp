@@ -29,9 +29,16 @@ std::optional<bool> parse_bool(const std::string& s) {
 
 } // namespace
 
+std::string shown(std::string_view value) {
+    constexpr std::size_t limit = 80;
+    if (value.size() <= limit) return std::string(value);
+    return std::string(value.substr(0, limit)) + "...";
+}
+
 const std::map<std::string, std::string>& params::keys() {
     static const std::map<std::string, std::string> k{
         {"cpu_hz", "CPU clock in Hz"},
+        {"cores", "cores of the machine, 1 to 8 (the console scenarios print from core 0; the others idle)"},
         {"mmio_read_ns", "cost of one UART register read, ns (a trapped access under a hypervisor)"},
         {"mmio_write_ns", "cost of one UART register write, ns"},
         {"relax_cycles", "CPU cycles of one cpu_relax()"},
@@ -50,7 +57,9 @@ const std::map<std::string, std::string>& params::keys() {
 }
 
 std::optional<std::string> params::set(const std::string& key, const std::string& value) {
-    auto bad = [&](const char* what) { return "--set " + key + "=" + value + ": " + what; };
+    auto bad = [&](const std::string& what) {
+        return "--set " + shown(key) + "=" + shown(value) + ": " + what;
+    };
     const bool is_16550 = uart_model == "16550";
     if (!is_16550 &&
         (key == "reg_shift" || key == "reg_io_width" || key == "thre_delay_ns" || key == "tx_drain_ns"))
@@ -58,6 +67,8 @@ std::optional<std::string> params::set(const std::string& key, const std::string
     if (key == "cpu_hz" || key == "uartclk_hz" || key == "baud") {
         const auto v = parse_u64(value);
         if (!v || *v == 0) return bad("expected a positive whole number");
+        if (key == "uartclk_hz" && *v > max_uartclk_hz)
+            return bad("at most 10^12 Hz: one UARTCLK cycle must last at least the 1 ps time resolution");
         (key == "cpu_hz" ? cpu_hz : key == "uartclk_hz" ? uartclk_hz : baud) = *v;
     } else if (key == "mmio_read_ns" || key == "mmio_write_ns") {
         const auto v = parse_double(value);
@@ -93,13 +104,17 @@ std::optional<std::string> params::set(const std::string& key, const std::string
         const auto v = parse_double(value);
         if (!v || *v < 0 || *v > 1e9) return bad("expected a number of nanoseconds from 0 to 1e9");
         (key == "thre_delay_ns" ? thre_delay_ns : tx_drain_ns) = *v;
+    } else if (key == "cores") {
+        const auto v = parse_u64(value);
+        if (!v || *v < 1 || *v > 8) return bad("expected a whole number of cores from 1 to 8");
+        cores = static_cast<unsigned>(*v);
     } else if (key == "reset_after_write") {
         const auto v = parse_bool(value);
         if (!v) return bad("expected 0 or 1");
         reset_after_write = *v;
     } else {
-        return "--set " + key +
-               ": unknown key (known: cpu_hz, mmio_read_ns, mmio_write_ns, relax_cycles, "
+        return "--set " + shown(key) +
+               ": unknown key (known: cpu_hz, cores, mmio_read_ns, mmio_write_ns, relax_cycles, "
                "uartclk_hz, baud, frame, fifo_depth, uart_base, reset_after_write, reg_shift, reg_io_width, "
                "thre_delay_ns, tx_drain_ns)";
     }
@@ -150,6 +165,7 @@ nlohmann::json params::to_json() const {
     if (uart_model == "16550") {
         const std::uint64_t div = uart16550_divisor(uartclk_hz, baud);
         return {{"cpu_hz", cpu_hz},
+                {"cores", cores},
                 {"mmio_read_ns", mmio_read_ns},
                 {"mmio_write_ns", mmio_write_ns},
                 {"relax_cycles", relax_cycles},
@@ -172,6 +188,7 @@ nlohmann::json params::to_json() const {
     std::uint32_t ibrd = 0, fbrd = 0;
     pl011_divisor(uartclk_hz, baud, ibrd, fbrd);
     return {{"cpu_hz", cpu_hz},
+            {"cores", cores},
             {"mmio_read_ns", mmio_read_ns},
             {"mmio_write_ns", mmio_write_ns},
             {"relax_cycles", relax_cycles},

@@ -2,6 +2,7 @@
 // Scenarios: a platform, a workload and the driver routine under test, in named variants (before and
 // after a patch) and timing profiles. One run is one simulation, in its own process.
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,18 +10,20 @@
 #include <nlohmann/json.hpp>
 
 #include <uartvp/cpu/core.h>
+#include <uartvp/cpu/machine.h>
 #include <uartvp/line_monitor.h>
 #include <uartvp/scoreboard.h>
 
 #include "params.h"
+#include "payload.h"
 
 namespace uartvp::program {
 
 struct run_request {
     std::string scenario, variant, profile;
     params p;
-    std::vector<std::string> payload; // console writes, one per log line
-    std::string payload_source;       // "generated:N" or the file name
+    std::shared_ptr<payload_reader> payload; // console writes, one per log line, read as printed
+    std::string payload_source;              // "generated:N" or the file name
     bool expect_loss = false;
     std::string vcd;      // write waves to this DIR/NAME.vcd (and NAME.gtkw, NAME.lines.vcd beside it)
     bool vcd_rtl = false; // and the UART's full RTL trace, NAME.rtl.vcd
@@ -51,6 +54,8 @@ struct run_result {
     double throughput_kbps() const { return sim_time_ns > 0 ? bytes_written / sim_time_ns * 1e6 : 0; }
     double seed_kbps = -1;
     std::string line_text_head; // the first decoded characters, when the scenario keeps them
+    // The kernel model's figures: per_core, tasks, irq_lines, csd_reports (see kernel_results()).
+    nlohmann::json kernel = nlohmann::json::object();
     bool expect_loss = false;
     bool clean() const { return lost_bytes + corrupted_bytes + duplicated_bytes + extra_bytes == 0; }
     // What the run's expectation allows: --expect-loss covers lost bytes, never corrupted, duplicated
@@ -88,8 +93,12 @@ struct scenario_def {
 // core and its boot task; the scenario adds its own (UART cycles, seed figures, wall time).
 run_result console_result(const run_request& rq, const scoreboard& sb, const line_monitor& monitor,
                           const cpu::core& cpu, const cpu::task_stats& boot,
-                          const sc_core::sc_time& line_idle_at, std::uint64_t bytes_written,
-                          unsigned tx_fifo_max);
+                          const sc_core::sc_time& line_idle_at, std::uint64_t payload_lines,
+                          std::uint64_t bytes_written, unsigned tx_fifo_max);
+
+// The machine's figures for the JSON (per_core, tasks, irq_lines, csd_reports); also sets the result's
+// irq_off_max_ns and irq_off_total_ns over all cores.
+void add_kernel_results(run_result& r, const cpu::machine& m);
 
 const std::vector<scenario_def>& scenarios();
 const scenario_def* find_scenario(const std::string& name);

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include <tlm_utils/multi_passthrough_target_socket.h>
 #include <uartvp/cpu/kernel.h>
 #include <uartvp/cpu/machine.h>
-#include <tlm_utils/multi_passthrough_target_socket.h>
 
 #include "sim_main.h"
 
@@ -82,10 +82,14 @@ TEST(KernelSched, LowerNiceFirstThenFirstComeFirstServed) {
     UARTVP_SIM_TEST();
     bench b(1);
     std::vector<std::string> order;
-    b.m.cpu(0).create_task("a", [&] { order.push_back("a"); }, 0);
-    b.m.cpu(0).create_task("b", [&] { order.push_back("b"); }, -5);
-    b.m.cpu(0).create_task("c", [&] { order.push_back("c"); }, 0);
-    b.m.cpu(0).create_task("d", [&] { order.push_back("d"); }, 5);
+    b.m.cpu(0).create_task(
+        "a", [&] { order.push_back("a"); }, 0);
+    b.m.cpu(0).create_task(
+        "b", [&] { order.push_back("b"); }, -5);
+    b.m.cpu(0).create_task(
+        "c", [&] { order.push_back("c"); }, 0);
+    b.m.cpu(0).create_task(
+        "d", [&] { order.push_back("d"); }, 5);
     sc_start(ms(1));
     EXPECT_EQ(order, (std::vector<std::string>{"b", "a", "c", "d"}));
 }
@@ -103,7 +107,13 @@ TEST(KernelSched, ScheduleYieldsWithinALevelCondReschedOnlyToABetterTask) {
     });
     b.m.cpu(0).create_task("b", [&] {
         order.push_back("b1");
-        kthread_run_on_cpu([&](void*) { order.push_back("hi"); return 0; }, nullptr, 0, "hi")->nice = -10;
+        kthread_run_on_cpu(
+            [&](void*) {
+                order.push_back("hi");
+                return 0;
+            },
+            nullptr, 0, "hi")
+            ->nice = -10;
         cond_resched(); // a better task is runnable: it runs now
         order.push_back("b2");
     });
@@ -220,7 +230,10 @@ TEST(KernelTime, WaitEventTimeoutReturnsZeroWhenTheTimeRunsOut) {
     bench b(1);
     wait_queue_head wq;
     long left = -1;
-    b.m.cpu(0).create_task("t", [&] { left = wait_event_timeout(wq, [] { return false; }, 5); });
+    b.m.cpu(0).create_task("t", [&] {
+        left = wait_event_timeout(
+            wq, [] { return false; }, 5);
+    });
     sc_start(ms(100));
     EXPECT_EQ(left, 0);
 }
@@ -308,12 +321,15 @@ TEST(KernelIrq, HandlerRunsAtTheAssertionTimeAndTheTaskResumesAfterIt) {
     bench b(1, p);
     sc_time entered, task_end;
     b.m.cpu(0).create_task("boot", [&] {
-        request_irq(b.irq, [&](int, void*) {
-            entered = now_local();
-            udelay(5);
-            b.line.write(false); // the handler clears the source
-            return IRQ_HANDLED;
-        }, 0, "dev", nullptr);
+        request_irq(
+            b.irq,
+            [&](int, void*) {
+                entered = now_local();
+                udelay(5);
+                b.line.write(false); // the handler clears the source
+                return IRQ_HANDLED;
+            },
+            0, "dev", nullptr);
         udelay(100); // the interrupt comes in the middle
         task_end = now_local();
     });
@@ -332,11 +348,14 @@ TEST(KernelIrq, MaskedInterruptIsTakenWhenIrqsAreEnabledAgain) {
     bench b(1);
     sc_time entered;
     b.m.cpu(0).create_task("boot", [&] {
-        request_irq(b.irq, [&](int, void*) {
-            entered = now_local();
-            b.line.write(false);
-            return IRQ_HANDLED;
-        }, 0, "dev", nullptr);
+        request_irq(
+            b.irq,
+            [&](int, void*) {
+                entered = now_local();
+                b.line.write(false);
+                return IRQ_HANDLED;
+            },
+            0, "dev", nullptr);
         udelay(10);
         irqflags f;
         local_irq_save(f);
@@ -357,11 +376,14 @@ TEST(KernelIrq, LineRoutedToAnotherCoreLeavesThisOneAlone) {
     sc_time task_end;
     unsigned handled_on = 99;
     b.m.cpu(0).create_task("boot", [&] {
-        request_irq(b.irq2, [&](int, void*) {
-            handled_on = smp_processor_id();
-            b.line2.write(false);
-            return IRQ_HANDLED;
-        }, 0, "dev2", nullptr);
+        request_irq(
+            b.irq2,
+            [&](int, void*) {
+                handled_on = smp_processor_id();
+                b.line2.write(false);
+                return IRQ_HANDLED;
+            },
+            0, "dev2", nullptr);
         udelay(100);
         task_end = now_local();
     });
@@ -490,7 +512,8 @@ ipi_run ipi_with_irqs_off(const sc_time& hold, bool debug, unsigned cores = 2) {
     b.m.cpu(0).create_task("kworker", [&] {
         udelay(1000);
         r.called_at = now_local();
-        smp_call_function_single(1, [&](void*) { r.ran_at = now_local(); }, nullptr, 1);
+        smp_call_function_single(
+            1, [&](void*) { r.ran_at = now_local(); }, nullptr, 1);
         r.returned_at = now_local();
     });
     sc_start(ms(200));

@@ -24,7 +24,8 @@ public:
     // Runs apply() in order with the other accesses issued now, then returns. Call from a thread at
     // the access's own time; apply() must not wait (it may run in another process).
     template <class F> void submit(unsigned initiator, F& apply) {
-        submit(initiator, [](void* f) { (*static_cast<F*>(f))(); }, &apply);
+        submit(
+            initiator, [](void* f) { (*static_cast<F*>(f))(); }, &apply);
     }
 
 private:

@@ -1,7 +1,12 @@
 #include "pl011_core.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <utility>
@@ -15,6 +20,38 @@ namespace uartvp::detail {
 
 namespace {
 
+// The file under Verilator's VCD writer, keeping a write failure (a full disk) instead of letting the
+// writer see it: Verilator 5.006 reports one through its fatal handler while holding the trace's own
+// lock and hangs. What follows a failure is dropped; close_trace() raises it.
+class checked_vcd_file final : public VerilatedVcdFile {
+public:
+    bool open(const std::string& name) override {
+        m_fd = ::open(name.c_str(), O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0666);
+        return m_fd >= 0;
+    }
+    void close() override {
+        if (m_fd >= 0 && ::close(m_fd) != 0 && !m_errno) m_errno = errno;
+        m_fd = -1;
+    }
+    ssize_t write(const char* bufp, ssize_t len) override {
+        for (ssize_t done = 0; !m_errno && done < len;) {
+            const ssize_t n = ::write(m_fd, bufp + done, static_cast<std::size_t>(len - done));
+            if (n > 0)
+                done += n;
+            else if (n < 0 && errno == EINTR)
+                continue;
+            else
+                m_errno = n < 0 ? errno : EIO;
+        }
+        return len; // all of it, as far as the writer knows
+    }
+    int error() const { return m_errno; }
+
+private:
+    int m_fd = -1;
+    int m_errno = 0;
+};
+
 template <class model> class verilated_pl011 final : public pl011_rtl {
 public:
     verilated_pl011()
@@ -24,12 +61,14 @@ public:
         m_model->eval();
     }
     ~verilated_pl011() override {
-        close_trace();
+        end_trace();
         m_model->final();
     }
     void open_trace(const std::string& path) override {
         m_ctx->traceEverOn(true);
-        m_trace = std::make_unique<VerilatedVcdC>();
+        m_trace_file = std::make_unique<checked_vcd_file>();
+        m_trace = std::make_unique<VerilatedVcdC>(m_trace_file.get());
+        m_trace_path = path;
         m_model->trace(m_trace.get(), 99);
         m_trace->open(path.c_str());
         if (!m_trace->isOpen()) throw std::runtime_error("cannot write " + path);
@@ -37,9 +76,10 @@ public:
     void dump(std::uint64_t time_ps) override {
         if (m_trace) m_trace->dump(time_ps);
     }
+    // Throws std::runtime_error if a write of the trace failed.
     void close_trace() override {
-        if (m_trace) m_trace->close();
-        m_trace.reset();
+        if (const int err = end_trace())
+            throw std::runtime_error("cannot write " + m_trace_path + ": " + std::strerror(err));
     }
 
     // A settle evaluates with the clock low, which is also what the next rising edge needs to see
@@ -125,9 +165,20 @@ private:
         o.synced = m.synced;
         o.quiet = m.quiet;
     }
+    // Closes the trace; the error of a failed write, or 0.
+    int end_trace() {
+        if (!m_trace) return 0;
+        m_trace->close();
+        m_trace.reset();
+        const int err = m_trace_file->error();
+        m_trace_file.reset();
+        return err;
+    }
     std::unique_ptr<VerilatedContext> m_ctx;
     std::unique_ptr<model> m_model;
+    std::unique_ptr<checked_vcd_file> m_trace_file; // outlives m_trace, which writes through it
     std::unique_ptr<VerilatedVcdC> m_trace;
+    std::string m_trace_path;
 };
 
 // The lengths of the Baud16 periods after the next enable, as the RTL's divider makes them: IBRD

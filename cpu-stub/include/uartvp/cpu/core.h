@@ -57,8 +57,8 @@ struct task_stats {
 struct core_stats {
     sc_core::sc_time irq_off_total, irq_off_max;
     std::uint64_t irq_off_windows = 0;
-    sc_core::sc_time hardirq;  // time in hard-IRQ context (entry and exit costs included)
-    sc_core::sc_time busy;     // time not idle
+    sc_core::sc_time hardirq; // time in hard-IRQ context (entry and exit costs included)
+    sc_core::sc_time busy;    // time not idle
     std::uint64_t interrupts = 0;
 };
 
@@ -76,7 +76,8 @@ class core : public sc_core::sc_module {
 public:
     tlm_utils::simple_initiator_socket<core, 32> bus;
     // Observation for waves: the task running (index into tasks(), -1 idle), IRQs off, in hard IRQ.
-    // Written by whichever of the core's threads (a task's, the idle loop) holds the core, possibly twice in one delta (a task that ends at once): the last write wins.
+    // Written by whichever of the core's threads (a task's, the idle loop) holds the core, possibly twice in
+    // one delta (a task that ends at once): the last write wins.
     sc_core::sc_signal<int, sc_core::SC_UNCHECKED_WRITERS> running_task;
     sc_core::sc_signal<bool, sc_core::SC_UNCHECKED_WRITERS> irqs_off;
     sc_core::sc_signal<bool, sc_core::SC_UNCHECKED_WRITERS> in_hardirq;
@@ -112,8 +113,6 @@ public:
 
     // The core whose task (or interrupt handler) is executing: the kernel API acts on it.
     static core& current();
-    // Every core, by id (the kernel model's view of the machine).
-    static const std::vector<core*>& all();
 
     // Fast mode (the default): polling loops with promised values run as one operation.
     void set_collapse_polls(bool on) { m_collapse = on; }
@@ -231,12 +230,12 @@ struct task {
     int nice = 0;
     std::function<void()> body;
     enum class state { runnable, running, blocked, dead } st = state::runnable;
-    std::uint64_t seq = 0;     // first come first served within a nice level
-    std::size_t index = 0;     // into core::tasks()
-    bool should_stop = false;  // kthread_stop() asked
-    bool woken = false;        // a wake-up came while it was about to block
-    int preempt_count = 0;     // preempt_disable() depth: no cond_resched() switch while > 0
-    sc_core::sc_event resume;  // the core hands itself to this task
+    std::uint64_t seq = 0;    // first come first served within a nice level
+    std::size_t index = 0;    // into core::tasks()
+    bool should_stop = false; // kthread_stop() asked
+    bool woken = false;       // a wake-up came while it was about to block
+    int preempt_count = 0;    // preempt_disable() depth: no cond_resched() switch while > 0
+    sc_core::sc_event resume; // the core hands itself to this task
     sc_core::sc_event exited;
     bool go = false;
     sc_core::sc_time on_cpu_since;

@@ -26,8 +26,9 @@
 namespace uartvp::cpu {
 
 struct kernel_params {
-    unsigned hz = 250;                          // 100, 250, 300 or 1000
-    sc_core::sc_time tick_cost = sc_core::SC_ZERO_TIME; // the tick interrupt's own cost (0: no tick unless needed)
+    unsigned hz = 250; // 100, 250, 300 or 1000
+    sc_core::sc_time tick_cost =
+        sc_core::SC_ZERO_TIME; // the tick interrupt's own cost (0: no tick unless needed)
     sc_core::sc_time irq_entry = sc_core::SC_ZERO_TIME, irq_exit = sc_core::SC_ZERO_TIME;
     std::uint64_t csd_lock_timeout_ms = 5000; // 0: off
     bool csdlock_debug = false;
