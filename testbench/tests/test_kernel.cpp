@@ -5,6 +5,7 @@
 // CSD lock and its debug reports at their times, contended spinlocks.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -465,6 +466,45 @@ TEST(KernelIrq, TaskWokenFirstOnABusyCoreWaitsForTheCore) {
     sc_start(ms(1));
     EXPECT_EQ(entered, us(40));
     EXPECT_EQ(hog_ran, us(200));
+}
+
+// A handler's accesses count for the task it interrupted; on an idle core, for the core's idle stats.
+TEST(KernelIrq, HandlerAccessesCountForTheInterruptedTaskOrTheIdleCore) {
+    UARTVP_SIM_TEST();
+    struct ram : sc_module {
+        tlm_utils::multi_passthrough_target_socket<ram, 32> target{"target"};
+        explicit ram(const sc_module_name& n)
+            : sc_module(n) {
+            target.register_b_transport(this, &ram::b_transport);
+        }
+        void b_transport(int, tlm::tlm_generic_payload& tx, sc_time&) {
+            std::memset(tx.get_data_ptr(), 0, tx.get_data_length());
+            tx.set_response_status(tlm::TLM_OK_RESPONSE);
+        }
+    };
+    sc_signal<bool, SC_MANY_WRITERS> line{"line", false};
+    cpu::machine m("machine", 1, timing());
+    ram mem("mem");
+    m.cpu(0).bus.bind(mem.target);
+    const int irq = m.add_irq_line(line, "dev", 0);
+    m.cpu(0).create_task("boot", [&] {
+        request_irq(irq, [&](int, void*) {
+            (void)readl(0x1000);
+            line.write(false);
+            return IRQ_HANDLED;
+        }, 0, "dev", nullptr);
+        udelay(100); // the first interrupt comes in here
+    });
+    sc_spawn([&] {
+        sc_core::wait(us(50));
+        line.write(true);
+        sc_core::wait(us(150)); // the core is idle by then
+        line.write(true);
+    });
+    sc_start(ms(1));
+    EXPECT_EQ(m.cpu(0).tasks()[0].mmio_reads, 1u);
+    EXPECT_EQ(m.cpu(0).idle_stats().mmio_reads, 1u);
+    EXPECT_EQ(m.irq_lines()[0].count, 2u);
 }
 
 TEST(KernelIrq, IrqWorkRunsAtTheNextIrqsOnPointLazyAtTheNextTick) {

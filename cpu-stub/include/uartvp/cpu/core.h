@@ -100,6 +100,8 @@ public:
     // start of the simulation). Returns it (it lives as long as the core).
     task& create_task(std::string name, std::function<void()> body, int nice = 0);
     const std::deque<task_stats>& tasks() const { return m_stats; }
+    // The accesses and polls of interrupt handlers that ran while the core was idle (no task to charge).
+    const task_stats& idle_stats() const { return m_idle_stats; }
     const core_stats& stats() const { return m_core_stats; }
     unsigned id() const { return m_id; }
     const timing_profile& timing() const { return m_timing; }
