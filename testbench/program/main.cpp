@@ -236,6 +236,9 @@ int cmd_run(const run_options& o) {
     // With --json - standard output carries the JSON alone.
     std::FILE* text = json.to_stdout() ? stderr : stdout;
     std::string out = summary(r);
+    if (const scenario_def& s = *find_scenario(rq.scenario); s.summary_rows)
+        for (const auto& [k, v] : s.summary_rows(r))
+            out += fmt::format("  {:<22} {}\n", k, v);
     if (!rq.vcd.empty()) {
         const std::string stem = rq.vcd.substr(0, rq.vcd.size() - 4);
         out += fmt::format("  {:<22} {}, {}.gtkw, {}.lines.vcd{}\n", "waves", rq.vcd, stem, stem,
@@ -390,6 +393,12 @@ int cmd_compare(const run_options& o, const std::string& self) {
                 w.r.value("throughput_kbps", 0.0),
                 w.r.contains("seed_kbps") ? fmt::format("{:.1f}", w.r["seed_kbps"].get<double>()) : "-",
                 k0 > 0 ? w.r.value("throughput_kbps", 0.0) / k0 : 0.0);
+    }
+    if (s.compare_table) { // the scenario's own table instead
+        std::vector<nlohmann::json> runs;
+        for (const row& w : rows)
+            runs.push_back(w.r);
+        table = s.compare_table(runs);
     }
     emit(text, table);
     json.write(nlohmann::json{{"schema_version", json_schema_version}, {"runs", all}}.dump(2) + "\n");

@@ -7,9 +7,11 @@ namespace uartvp::program {
 
 scenario_def earlycon_pl011_scenario();
 scenario_def console_8250_scenario();
+scenario_def tty_paste_scenario();
 
 const std::vector<scenario_def>& scenarios() {
-    static const std::vector<scenario_def> all{earlycon_pl011_scenario(), console_8250_scenario()};
+    static const std::vector<scenario_def> all{earlycon_pl011_scenario(), console_8250_scenario(),
+                                               tty_paste_scenario()};
     return all;
 }
 
@@ -137,6 +139,8 @@ nlohmann::json run_result::to_json() const {
     if (seed_kbps >= 0) j["seed_kbps"] = seed_kbps;
     if (!line_text_head.empty()) j["line_text_head"] = line_text_head;
     for (const auto& [k, v] : kernel.items())
+        j[k] = v;
+    for (const auto& [k, v] : extra.items())
         j[k] = v;
     return j;
 }

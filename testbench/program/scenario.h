@@ -56,12 +56,22 @@ struct run_result {
     std::string line_text_head; // the first decoded characters, when the scenario keeps them
     // The kernel model's figures: per_core, tasks, irq_lines, csd_reports (see kernel_results()).
     nlohmann::json kernel = nlohmann::json::object();
+    // A scenario's own figures, put into the JSON as they are (tty-paste: the received side).
+    nlohmann::json extra = nlohmann::json::object();
+    // The received side's scoreboard (what a reader got against what was pasted), when there is one.
+    std::uint64_t rx_lost_bytes = 0, rx_corrupted_bytes = 0, rx_duplicated_bytes = 0, rx_extra_bytes = 0;
     bool expect_loss = false;
-    bool clean() const { return lost_bytes + corrupted_bytes + duplicated_bytes + extra_bytes == 0; }
-    // What the run's expectation allows: --expect-loss covers lost bytes, never corrupted, duplicated
-    // or extra ones.
+    bool clean() const {
+        return lost_bytes + corrupted_bytes + duplicated_bytes + extra_bytes + rx_lost_bytes +
+                   rx_corrupted_bytes + rx_duplicated_bytes + rx_extra_bytes ==
+               0;
+    }
+    // What the run's expectation allows: --expect-loss covers lost bytes (sent or received), never
+    // corrupted, duplicated or extra ones.
     bool as_expected() const {
-        return clean() || (expect_loss && corrupted_bytes + duplicated_bytes + extra_bytes == 0);
+        return clean() || (expect_loss && corrupted_bytes + duplicated_bytes + extra_bytes +
+                                                  rx_corrupted_bytes + rx_duplicated_bytes + rx_extra_bytes ==
+                                              0);
     }
     nlohmann::json to_json() const;
 };
@@ -82,6 +92,10 @@ struct scenario_def {
     std::string default_profile;
     std::size_t default_payload_bytes;
     std::function<run_result(const run_request&)> run;
+    // What `compare` prints for the runs' JSON, if not the console scenarios' table. Optional.
+    std::function<std::string(const std::vector<nlohmann::json>& runs)> compare_table;
+    // Lines `run` adds to its summary (label, value). Optional.
+    std::function<std::vector<std::pair<std::string, std::string>>(const run_result&)> summary_rows;
     // Refuses parameters that some of the given variants cannot honour, before anything runs: an error
     // message naming them, or nothing. Optional.
     std::function<std::optional<std::string>(const std::vector<std::string>& variants, const params&)>
