@@ -11,6 +11,7 @@
 // trigger level as the window opens).
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 
 #include <fmt/core.h>
@@ -177,6 +178,8 @@ public:
             c.uartclk_hz = p.uartclk_hz;
             c.fifo_depth = p.fifo_depth;
             c.clock_every_cycle = p.reference;
+            const char* measure = std::getenv("UARTVP_MEASURE_RTL"); // the benchmark's rtl %
+            c.measure_eval_time = measure && std::string(measure) == "1";
             pl = std::make_unique<pl011>("uart0", c);
             bus.map(pl->bus, p.uart_base, pl011::map_size, "uart0");
             pl->txd(txd);
@@ -393,7 +396,6 @@ run_result run_tty_paste(const run_request& rq) {
     rx.text = &text;
     std::uint64_t received = 0;
     sc_time last_rx_at;
-    std::uint64_t bytes_echoed = 0;
     bool writer_done = false;
     if (paste) {
         soc.inj.send(text, t0());
@@ -410,7 +412,6 @@ run_result run_tty_paste(const run_request& rq) {
                 received += n;
                 if (echo) { // write(fd, buf, n): what was read goes back out
                     tx_sb.expect(std::string_view(reinterpret_cast<const char*>(buf.data()), n));
-                    bytes_echoed += n;
                     sw::tty_write(tty, buf.data(), n);
                 }
             }
@@ -588,10 +589,11 @@ std::string hog_text(const nlohmann::json& prm) {
 std::string compare_table(const std::vector<nlohmann::json>& runs) {
     const nlohmann::json& base = runs.front();
     const nlohmann::json& prm = base["params"];
-    std::string t = fmt::format("tty-paste on profile {} ({}, {} cores, IRQ on cpu{}, {}, RX trigger {})\n",
-                                base["profile"].get<std::string>(), base["payload"].get<std::string>(),
-                                prm["cores"].get<unsigned>(), prm["irq_cpu"].get<unsigned>(), hog_text(prm),
-                                prm["rx_trigger"].get<std::string>());
+    std::string t =
+        fmt::format("tty-paste on profile {} ({}, {} core{}, IRQ on cpu{}, {}, RX trigger {})\n",
+                    base["profile"].get<std::string>(), base["payload"].get<std::string>(),
+                    prm["cores"].get<unsigned>(), prm["cores"] == 1 ? "" : "s",
+                    prm["irq_cpu"].get<unsigned>(), hog_text(prm), prm["rx_trigger"].get<std::string>());
     t += fmt::format("{:<8} {:>11} {:>8} {:>9} {:>7} {:>9} {:>8} {:>8} {:>9} {:>13} {:>12} {:>7}\n",
                      "variant", "sim ms", "pasted", "received", "lost", "overruns", "written", "tx lost",
                      "uart irqs", "irq lat max us", "irqoff max us", "wall s");
