@@ -68,6 +68,13 @@ outcome uartvp(const std::string& variant, const std::string& profile, std::size
     return run(a, false);
 }
 
+// A paste of `bytes` through the interrupt-driven tty path.
+outcome tty_paste(const std::string& variant, const std::string& profile, std::size_t bytes) {
+    return run({UARTVP_BIN, "run", "tty-paste", "--variant", variant, "--profile", profile, "--payload-bytes",
+                std::to_string(bytes)},
+               false);
+}
+
 outcome naive(const std::string& variant, std::size_t bytes) {
     return run({NAIVE_BIN, variant, std::to_string(bytes)}, true);
 }
@@ -114,6 +121,9 @@ int main(int argc, char** argv) {
                     uartvp("v0", "vm", boot, "reference")});
     rows.push_back(
         {"earlycon v1 hw " + std::to_string(big / 1000) + " KB", "fast", uartvp("v1", "hw", big, "fast")});
+    const std::size_t paste = quick ? 20000 : 100000;
+    const std::string t = "tty-paste read hw " + std::to_string(paste / 1000) + " KB";
+    rows.push_back({t, "fast", tty_paste("read", "hw", paste)});
 
     fmt::print("{:<28} {:<10} {:>9} {:>8} {:>9} {:>12} {:>12} {:>11} {:>8} {:>7}\n", "workload", "mode",
                "sim s", "wall s", "sim/wall", "trans/s", "reads/s", "cycles/s", "peak MB", "rtl %");
@@ -151,6 +161,8 @@ int main(int argc, char** argv) {
     fmt::print("  {:<58} {:>8.1f}x{}\n", "earlycon v0 vm: fast vs reference (wall)", wall_of(6) / wall_of(5),
                same(5, 6) ? "" : "  (results differ!)");
     fmt::print("  {:<58} {:>8.1f} MB\n", rows[7].workload + ": peak memory", rows[7].o.peak_mb);
+    fmt::print("  {:<58} {:>8.1f}x\n", t + ", fast: simulated / wall",
+               rows[8].o.r["sim_time_ns"].get<double>() / 1e9 / wall_of(8));
     fmt::print("rtl %: wall time spent evaluating the verilated RTL; the rest is SystemC scheduling, the CPU "
                "stub, the line monitor and scoreboard (naive: not separable, the RTL runs inside SystemC)\n");
     if (!json_path.empty()) std::ofstream(json_path) << nlohmann::json{{"runs", all}}.dump(2) << "\n";
