@@ -10,6 +10,7 @@
 // the first rise of the UART's RX interrupt at or after that start (the worst phase: the FIFO is at its
 // trigger level as the window opens).
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <memory>
@@ -402,7 +403,9 @@ run_result run_tty_paste(const run_request& rq) {
         const bool echo = rq.variant == "echo";
         soc.kernel.cpu(cpu).create_task(echo ? "echo" : "reader", [&, echo] {
             kapi::wait_event(open_wait, [&] { return opened; });
-            std::vector<unsigned char> buf(4096); // read(fd, buf, 4096)
+            // read(fd, buf, 4096), into the task's stack: SystemC never unwinds a thread still
+            // suspended when the simulation ends, so nothing of it may live on the heap.
+            std::array<unsigned char, 4096> buf;
             for (;;) {
                 const std::size_t n = sw::n_tty_read(tty, buf.data(), buf.size());
                 cpu::core::current().sync();
