@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages uartvp needs when they are missing.
-# Usage: scripts/deps.sh [build|test]   (test adds the tools the test suite calls)
+# Usage: scripts/deps.sh [build|test]   (test adds the tools the test suite calls and the sanitizer
+# runtimes of scripts/test's second build)
 set -euo pipefail
 want=(cmake g++ make pkg-config libsystemc-dev verilator libgtest-dev libgmock-dev
       nlohmann-json3-dev libcli11-dev libfmt-dev)
 if [ "${1:-build}" = test ]; then
-  want+=(sigrok-cli gtkwave yosys iverilog python3)
+  want+=(sigrok-cli gtkwave yosys iverilog python3 libasan8 libubsan1)
 fi
 missing=()
 for p in "${want[@]}"; do

@@ -4,6 +4,7 @@
 #include <cinttypes>
 #include <cstdarg>
 #include <cstdio>
+#include <memory>
 #include <random>
 
 namespace uartvp::sw {
@@ -482,29 +483,59 @@ std::size_t tail_size() {
 
 } // namespace
 
-std::vector<std::string> generate_boot_log(std::size_t bytes, std::uint32_t seed) {
-    if (bytes == 0) return {};
-    boot_log log(seed);
-    log.header();
-    const std::size_t tail = tail_size();
-    while (log.size() + tail < bytes)
-        log.event();
-    log.tail();
-    // Cut to exactly `bytes`: the overshoot is less than one event, taken from the end of the tail.
-    std::vector<std::string>& lines = log.lines();
-    std::size_t total = 0, keep = 0;
-    for (; keep < lines.size(); ++keep) {
-        if (total + lines[keep].size() >= bytes) {
-            std::string& last = lines[keep];
-            last.resize(bytes - total);
-            last.back() = '\n';
-            ++keep;
-            break;
+// The generator keeps only the lines of the current event (a few) between next() calls.
+struct boot_log_stream::impl {
+    impl(std::size_t bytes, std::uint32_t seed)
+        : log(seed)
+        , total(bytes)
+        , tail(tail_size()) {}
+    boot_log log;
+    std::size_t total, tail;
+    std::size_t handed = 0; // bytes returned so far
+    std::size_t taken = 0;  // lines of log.lines() returned so far
+    enum { header, events, done } phase = header;
+};
+
+boot_log_stream::boot_log_stream(std::size_t bytes, std::uint32_t seed)
+    : m(std::make_unique<impl>(bytes, seed)) {}
+boot_log_stream::~boot_log_stream() = default;
+
+bool boot_log_stream::next(std::string& line) {
+    if (m->handed >= m->total) return false;
+    std::vector<std::string>& lines = m->log.lines();
+    if (m->taken == lines.size()) {
+        // The same decisions as generating the whole log: header, events while the tail still fits
+        // before `bytes`, then the tail.
+        lines.clear();
+        m->taken = 0;
+        if (m->phase == impl::header) {
+            m->log.header();
+            m->phase = impl::events;
+        } else if (m->phase == impl::events && m->log.size() + m->tail < m->total) {
+            m->log.event();
+        } else if (m->phase == impl::events) {
+            m->log.tail();
+            m->phase = impl::done;
+        } else {
+            return false; // not reached: the tail ends at or beyond `bytes`
         }
-        total += lines[keep].size();
     }
-    lines.resize(keep);
-    return std::move(lines);
+    line = std::move(lines[m->taken++]);
+    // Cut to exactly `bytes`: the overshoot is less than one event, taken from the end of the tail.
+    if (m->handed + line.size() >= m->total) {
+        line.resize(m->total - m->handed);
+        line.back() = '\n';
+    }
+    m->handed += line.size();
+    return true;
+}
+
+std::vector<std::string> generate_boot_log(std::size_t bytes, std::uint32_t seed) {
+    std::vector<std::string> lines;
+    boot_log_stream s(bytes, seed);
+    for (std::string l; s.next(l);)
+        lines.push_back(std::move(l));
+    return lines;
 }
 
 std::vector<std::string> split_log_lines(std::string_view text) {

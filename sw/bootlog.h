@@ -2,6 +2,7 @@
 // Console workloads: synthetic Linux arm64 boot logs and a user's own log split into printk records.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,22 @@ namespace uartvp::sw {
 // The total size is exactly `bytes`: the last line is cut if needed (still ending in '\n').
 // The same (bytes, seed) gives the same log on every platform and standard library.
 std::vector<std::string> generate_boot_log(std::size_t bytes, std::uint32_t seed = 1);
+
+// The same log one record at a time, generated as it is read: memory stays flat however many bytes
+// (a 2^30-byte log holds a few lines at a time, not the log).
+class boot_log_stream {
+public:
+    explicit boot_log_stream(std::size_t bytes, std::uint32_t seed = 1);
+    ~boot_log_stream();
+    boot_log_stream(const boot_log_stream&) = delete;
+    boot_log_stream& operator=(const boot_log_stream&) = delete;
+    // The next record into `line`; false after the last.
+    bool next(std::string& line);
+
+private:
+    struct impl;
+    std::unique_ptr<impl> m;
+};
 
 // Splits a log into lines, each keeping its '\n'; a last line without '\n' is kept as is.
 std::vector<std::string> split_log_lines(std::string_view text);

@@ -15,10 +15,10 @@ void uart_console_write(uart_port& port, std::string_view s, putchar_fn putchar)
 }
 
 // The full driver's accessors: 16-bit unless the port is 32-bit only.
-static std::uint32_t pl011_read(uart_port& port, std::uint32_t reg) {
+std::uint32_t pl011_read(const uart_port& port, std::uint32_t reg) {
     return port.iotype32 ? readl(port.membase + reg) : readw(port.membase + reg);
 }
-static void pl011_write(std::uint32_t val, uart_port& port, std::uint32_t reg) {
+void pl011_write(std::uint32_t val, const uart_port& port, std::uint32_t reg) {
     if (port.iotype32)
         writel(val, port.membase + reg);
     else
@@ -80,7 +80,7 @@ void pl011_console_putchar(uart_port& port, unsigned char c) {
 }
 
 void pl011_console_write(uart_port& port, std::string_view s) {
-    const vendor_data& vendor = *port.vendor;
+    const vendor_data& vendor = port.vendor ? *port.vendor : vendor_arm;
     irqflags flags;
     local_irq_save(flags);
     spin_lock(port.lock);

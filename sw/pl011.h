@@ -6,6 +6,8 @@
 
 #include <uartvp/cpu/kernel.h>
 
+#include "serial/serial_core.h"
+
 namespace uartvp::sw {
 
 // Register offsets and bits, named as in include/linux/amba/serial.h.
@@ -29,12 +31,13 @@ constexpr vendor_data vendor_arm{UART01x_FR_BUSY, 0, false, false};
 constexpr vendor_data vendor_sbsa{UART01x_FR_BUSY, 0, true, true};
 constexpr vendor_data vendor_qdt_qdf2400_e44{UART011_FR_TXFE, UART011_FR_TXFE, true, true};
 
-struct uart_port {
-    kapi::iomem membase = 0;
-    bool iotype32 = false; // UPIO_MEM32: every access 32-bit (SBSA generic UART, "mmio32")
-    const vendor_data* vendor = &vendor_arm;
-    kapi::spinlock lock;
-};
+// The port (struct uart_port) is the serial core's, <serial/serial_core.h>: membase, iotype32, the
+// vendor (none: ARM's own) and the port lock are what the console routines use.
+
+// The full driver's accessors (REG_* offsets as the standard layout has them): 16-bit, or 32-bit on a
+// UPIO_MEM32 port.
+std::uint32_t pl011_read(const uart_port& port, std::uint32_t reg);
+void pl011_write(std::uint32_t val, const uart_port& port, std::uint32_t reg);
 
 using putchar_fn = void (*)(uart_port&, unsigned char);
 

@@ -166,7 +166,7 @@ namespace {
 // interrupts off (a delta read there is gone from the chip).
 template <class body_fn> void console_write_frame(uart_8250_port& up, body_fn body) {
     irqflags flags;
-    spin_lock_irqsave(up.lock, flags);
+    spin_lock_irqsave(up.port.lock, flags);
     const std::uint8_t ier = serial_in(up, UART_IER);
     serial_out(up, UART_IER, 0);
     body();
@@ -174,7 +174,7 @@ template <class body_fn> void console_write_frame(uart_8250_port& up, body_fn bo
     wait_for_xmitr(up, UART_LSR_BOTH_EMPTY);
     serial_out(up, UART_IER, ier);
     if (up.msr_saved_flags) serial8250_modem_status(up);
-    spin_unlock_irqrestore(up.lock, flags);
+    spin_unlock_irqrestore(up.port.lock, flags);
 }
 
 // Whether the merged console write takes the FIFO path.

@@ -8,6 +8,8 @@
 
 #include <uartvp/cpu/kernel.h>
 
+#include "serial/serial_core.h"
+
 namespace uartvp::sw {
 
 // Register offsets and bits, named as in include/uapi/linux/serial_reg.h.
@@ -26,8 +28,11 @@ constexpr std::uint8_t UART_MCR_DTR = 0x01, UART_MCR_RTS = 0x02, UART_MCR_OUT2 =
 // UPIO_PORT (inb/outb), UPIO_MEM (readb/writeb), UPIO_MEM32 (readl/writel).
 enum class upio { port, mem, mem32 };
 
-// The parts of struct uart_8250_port (and its uart_port) that the console routines use.
+// The parts of struct uart_8250_port (and its uart_port) that the console routines and the
+// interrupt-driven path (<serial/8250_port.h>) use. The register layout is the fields after `port`;
+// `port` holds the serial core's part: the port lock, the counters, the tty state, the IRQ line.
 struct uart_8250_port {
+    uart_port port;
     upio iotype = upio::port;
     std::uint16_t iobase = 0; // UPIO_PORT
     kapi::iomem membase = 0;  // UPIO_MEM, UPIO_MEM32
@@ -42,8 +47,16 @@ struct uart_8250_port {
     // MSR deltas the console's CTS waits read (reading MSR clears them in the chip), handed to
     // serial8250_modem_status() once IER is restored.
     std::uint8_t msr_saved_flags = 0;
-    kapi::spinlock lock;
+    // The interrupt-driven path: the IER, MCR and LCR the driver last wrote, LSR error bits read by
+    // someone else and not yet handled, the modem-control lines asked for, the bugs startup found.
+    std::uint8_t ier = 0, mcr = 0, lcr = 0, lsr_saved_flags = 0;
+    unsigned mctrl = 0;             // TIOCM_*
+    unsigned bugs = 0;              // UART_BUG_*
     std::uint64_t lsr_timeouts = 0; // wait_for_lsr() calls that gave up (the kernel only returns false)
+    // The model's counters for results (the kernel has no such figures): serial8250_tx_chars calls
+    // from the interrupt that wrote, and what they wrote.
+    std::uint64_t tx_irq_bursts = 0, tx_irq_chars = 0;
+    unsigned tx_irq_burst_max = 0;
 };
 
 using putchar_8250_fn = void (*)(uart_8250_port&, unsigned char);

@@ -14,16 +14,11 @@ using namespace sc_core;
 
 namespace {
 core* g_current = nullptr;
-std::vector<core*> g_cores;
 } // namespace
 
 core& core::current() {
     if (!g_current) throw std::logic_error("kernel API called outside a task");
     return *g_current;
-}
-
-const std::vector<core*>& core::all() {
-    return g_cores;
 }
 
 core::core(const sc_module_name& name, unsigned id, const timing_profile& timing)
@@ -39,7 +34,6 @@ core::core(const sc_module_name& name, unsigned id, const timing_profile& timing
     , poll_reads("poll_reads", 0)
     , m_id(id)
     , m_timing(timing) {
-    g_cores.push_back(this);
     m_idle_stats.name = "(interrupts in idle)";
     m_idle_stats.cpu = id;
     SC_HAS_PROCESS(core);
@@ -53,7 +47,6 @@ core::core(const sc_module_name& name, unsigned id, const timing_profile& timing
 }
 
 core::~core() {
-    g_cores.erase(std::remove(g_cores.begin(), g_cores.end(), this), g_cores.end());
     if (g_current == this) g_current = nullptr;
 }
 
@@ -142,6 +135,15 @@ void core::make_runnable(task& t) {
     t.seq = c.m_seq++;
     c.m_runnable.push_back(&t);
     if (c.m_idle_waiting) c.m_wake_idle.notify();
+}
+
+void core::make_runnable_first(task& t) {
+    core& c = *t.cpu;
+    const bool was_blocked = t.st == task::state::blocked;
+    c.make_runnable(t);
+    if (!was_blocked) return;
+    c.m_first = &t;
+    c.m_first_at = sc_time_stamp();
 }
 
 namespace {
@@ -233,7 +235,19 @@ void core::task_main(task& t) {
 // The core's own thread: runs whenever no task holds the core, and takes interrupts while idle.
 void core::idle_loop() {
     for (;;) {
-        if (task* next = take_best(m_runnable)) {
+        task* next = nullptr;
+        if (m_first && m_first_at == sc_time_stamp()) {
+            // Woken ahead of this instant's interrupts: its first sync here does not take them.
+            const auto it = std::find(m_runnable.begin(), m_runnable.end(), m_first);
+            if (it != m_runnable.end()) {
+                next = *it;
+                m_runnable.erase(it);
+                m_skip_irq_check_at = sc_time_stamp();
+            }
+        }
+        m_first = nullptr;
+        if (!next) next = take_best(m_runnable);
+        if (next) {
             if (!m_busy) {
                 m_busy = true;
                 m_busy_since = m_time;
@@ -260,6 +274,7 @@ void core::idle_loop() {
         wait(m_wake_idle | m_interrupt);
         m_idle_waiting = false;
         if (m_time < sc_time_stamp()) m_time = sc_time_stamp();
+        if (m_first && m_first_at == sc_time_stamp()) continue; // it goes before the interrupts
         if (m_irq_enabled && m_source && m_source->pending(*this)) {
             if (!m_busy) {
                 m_busy = true;
@@ -301,7 +316,7 @@ void core::take_interrupts() {
             wait(SC_ZERO_TIME);
             if (++same_instant > 100000)
                 throw std::runtime_error(std::string(name()) + ": interrupt storm: a source stays pending "
-                                         "however often its handlers run");
+                                                               "however often its handlers run");
         }
         g_current = this;
         in_hardirq.write(false);
@@ -481,7 +496,8 @@ core::poll_result core::poll(std::uint64_t addr, unsigned size,
                 bool mine_first = true;
                 if (promise.broken_already()) {
                     const read_promise::break_cause* why = promise.cause;
-                    mine_first = why && why->when == sc_time_stamp() && why->by_access && m_id < why->initiator;
+                    mine_first =
+                        why && why->when == sc_time_stamp() && why->by_access && m_id < why->initiator;
                 }
                 if (mine_first)
                     ++c;

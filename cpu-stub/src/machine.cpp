@@ -31,6 +31,7 @@ struct machine::line {
         void* dev_id;
     };
     std::vector<action> actions;
+    std::vector<std::function<void()>> on_raise;
     int disable_depth = 0;
     bool awaiting = false; // raised and not yet served: its latency is still to be measured
     sc_time asserted_at;
@@ -51,7 +52,9 @@ struct machine::percpu {
     std::vector<std::unique_ptr<csd>> csd_to; // this CPU's CSD towards each target
     std::deque<irq_work*> work, lazy_work;
     std::vector<timer_list*> timers;
+    std::vector<hrtimer*> hrtimers;
     bool tick_pending = false;
+    bool hrtimer_pending = false;            // an hrtimer of this CPU is due: its interrupt is raised
     std::uint64_t armed = ~std::uint64_t(0); // the jiffy of the next tick this CPU takes
 };
 
@@ -82,6 +85,9 @@ machine::machine(const sc_module_name& name, unsigned ncores, const timing_profi
     SC_METHOD(tick_method);
     sensitive << m_tick_ev;
     dont_initialize();
+    SC_METHOD(hrtimer_method);
+    sensitive << m_hrtimer_ev;
+    dont_initialize();
     if (params.tick_cost != SC_ZERO_TIME)
         for (unsigned i = 0; i < ncores; ++i)
             m_percpu[i]->armed = 1; // a periodic tick on every core
@@ -93,7 +99,8 @@ machine::~machine() = default;
 // ---- interrupt lines
 
 int machine::add_irq_line(sc_signal_in_if<bool>& sig, const std::string& name, unsigned cpu) {
-    if (cpu >= cores.size()) throw std::invalid_argument("irq line " + name + ": no cpu " + std::to_string(cpu));
+    if (cpu >= cores.size())
+        throw std::invalid_argument("irq line " + name + ": no cpu " + std::to_string(cpu));
     const int irq = static_cast<int>(m_lines.size());
     auto l = std::make_unique<line>();
     l->name = name;
@@ -115,12 +122,20 @@ int machine::add_irq_line(sc_signal_in_if<bool>& sig, const std::string& name, u
 void machine::on_line(int irq) {
     line& l = *m_lines[static_cast<std::size_t>(irq)];
     if (l.sig->read()) {
+        for (const auto& fn : l.on_raise)
+            fn();
         l.awaiting = true;
         l.asserted_at = sc_time_stamp();
         cores[l.cpu]->notify_interrupt();
     } else {
         l.awaiting = false;
     }
+}
+
+void machine::on_irq_raised(int irq, std::function<void()> fn) {
+    if (irq < 0 || static_cast<std::size_t>(irq) >= m_lines.size())
+        throw std::invalid_argument("on_irq_raised: no irq line " + std::to_string(irq));
+    m_lines[static_cast<std::size_t>(irq)]->on_raise.push_back(std::move(fn));
 }
 
 int machine::request_irq(int irq, irq_handler_t handler, const std::string& name, void* dev_id) {
@@ -134,11 +149,13 @@ int machine::request_irq(int irq, irq_handler_t handler, const std::string& name
 void machine::free_irq(int irq, void* dev_id) {
     if (irq < 0 || static_cast<std::size_t>(irq) >= m_lines.size()) return;
     auto& a = m_lines[static_cast<std::size_t>(irq)]->actions;
-    a.erase(std::remove_if(a.begin(), a.end(), [&](const line::action& x) { return x.dev_id == dev_id; }), a.end());
+    a.erase(std::remove_if(a.begin(), a.end(), [&](const line::action& x) { return x.dev_id == dev_id; }),
+            a.end());
 }
 
 void machine::disable_irq(int irq) {
-    if (irq >= 0 && static_cast<std::size_t>(irq) < m_lines.size()) ++m_lines[static_cast<std::size_t>(irq)]->disable_depth;
+    if (irq >= 0 && static_cast<std::size_t>(irq) < m_lines.size())
+        ++m_lines[static_cast<std::size_t>(irq)]->disable_depth;
 }
 
 void machine::enable_irq(int irq) {
@@ -170,7 +187,8 @@ std::uint64_t machine::jiffies() const {
 
 // Jiffy j starts at j / hz seconds, rounded up to the resolution (so that jiffies() there is j).
 sc_time machine::time_of_jiffy(std::uint64_t j) const {
-    return sc_time::from_value(static_cast<std::uint64_t>((u128(j) * m_units_per_s + m_params.hz - 1) / m_params.hz));
+    return sc_time::from_value(
+        static_cast<std::uint64_t>((u128(j) * m_units_per_s + m_params.hz - 1) / m_params.hz));
 }
 
 void machine::arm_tick(unsigned cpu) {
@@ -223,6 +241,54 @@ bool machine::del_timer(timer_list& t) {
     return true;
 }
 
+// ---- hrtimers: each CPU's interrupt is raised when its earliest timer is due.
+
+void machine::hrtimer_start(hrtimer& t, const sc_time& expires) {
+    core& c = core::current();
+    c.sync();
+    hrtimer_cancel(t);
+    t.pending = true;
+    t.expires = expires;
+    t.cpu = c.id();
+    m_percpu[t.cpu]->hrtimers.push_back(&t);
+    arm_hrtimers();
+}
+
+bool machine::hrtimer_cancel(hrtimer& t) {
+    if (!t.pending) return false;
+    auto& v = m_percpu[t.cpu]->hrtimers;
+    v.erase(std::remove(v.begin(), v.end(), &t), v.end());
+    t.pending = false;
+    arm_hrtimers();
+    return true;
+}
+
+// The event for the earliest timer whose interrupt is not raised yet.
+void machine::arm_hrtimers() {
+    const sc_time now = sc_time_stamp();
+    sc_time next = sc_max_time();
+    for (const auto& p : m_percpu)
+        for (const hrtimer* t : p->hrtimers)
+            if (!(p->hrtimer_pending && t->expires <= now)) next = std::min(next, t->expires);
+    m_hrtimer_ev.cancel();
+    if (next != sc_max_time()) m_hrtimer_ev.notify(next > now ? next - now : SC_ZERO_TIME);
+}
+
+void machine::hrtimer_method() {
+    const sc_time now = sc_time_stamp();
+    for (unsigned i = 0; i < cores.size(); ++i) {
+        percpu& p = *m_percpu[i];
+        if (p.hrtimer_pending) continue;
+        for (const hrtimer* t : p.hrtimers)
+            if (t->expires <= now) {
+                p.hrtimer_pending = true;
+                cores[i]->notify_interrupt();
+                break;
+            }
+    }
+    arm_hrtimers();
+}
+
 // ---- IPIs and the CSD lock
 
 void machine::queue_csd(unsigned caller, unsigned target, std::function<void()> func, bool wait, csd*& out) {
@@ -244,7 +310,8 @@ void machine::queue_csd(unsigned caller, unsigned target, std::function<void()> 
 
 void machine::call_function_single(unsigned target, std::function<void()> func, bool wait) {
     core& c = core::current();
-    if (target >= cores.size()) throw std::invalid_argument("smp_call_function_single: no cpu " + std::to_string(target));
+    if (target >= cores.size())
+        throw std::invalid_argument("smp_call_function_single: no cpu " + std::to_string(target));
     c.sync();
     if (target == c.id()) { // the local call: with IRQs off
         const bool f = c.irq_disable();
@@ -257,12 +324,14 @@ void machine::call_function_single(unsigned target, std::function<void()> func, 
     if (wait) csd_lock_wait(c, *d, target);
 }
 
-void machine::call_function_many(const std::vector<unsigned>& targets, std::function<void()> func, bool wait) {
+void machine::call_function_many(const std::vector<unsigned>& targets, std::function<void()> func,
+                                 bool wait) {
     core& c = core::current();
     c.sync();
     std::vector<std::pair<unsigned, csd*>> sent;
     for (unsigned t : targets) {
-        if (t >= cores.size()) throw std::invalid_argument("smp_call_function_many: no cpu " + std::to_string(t));
+        if (t >= cores.size())
+            throw std::invalid_argument("smp_call_function_many: no cpu " + std::to_string(t));
         if (t == c.id()) continue;
         csd* d = nullptr;
         queue_csd(c.id(), t, func, wait, d);
@@ -293,12 +362,16 @@ void machine::csd_lock_wait(core& c, csd& d, unsigned target) {
         r.number = seq;
         char buf[200];
         if (k == csd_report::unstuck)
-            std::snprintf(buf, sizeof buf, "smp: csd: CSD lock (#%llu) got unstuck on CPU#%02u, CPU#%02u released the lock.",
+            std::snprintf(buf, sizeof buf,
+                          "smp: csd: CSD lock (#%llu) got unstuck on CPU#%02u, CPU#%02u released the lock.",
                           static_cast<unsigned long long>(seq), c.id(), target);
         else
-            std::snprintf(buf, sizeof buf, "smp: csd: %s non-responsive CSD lock (#%llu) on CPU#%u, waiting %llu ns for CPU#%02u.",
-                          k == csd_report::detected ? "Detected" : "Continued", static_cast<unsigned long long>(seq),
-                          c.id(), static_cast<unsigned long long>(r.wait.value() / (sc_time(1, SC_NS).value())), target);
+            std::snprintf(
+                buf, sizeof buf,
+                "smp: csd: %s non-responsive CSD lock (#%llu) on CPU#%u, waiting %llu ns for CPU#%02u.",
+                k == csd_report::detected ? "Detected" : "Continued", static_cast<unsigned long long>(seq),
+                c.id(), static_cast<unsigned long long>(r.wait.value() / (sc_time(1, SC_NS).value())),
+                target);
         r.text = buf;
         m_reports.push_back(r);
     };
@@ -308,7 +381,9 @@ void machine::csd_lock_wait(core& c, csd& d, unsigned target) {
             if (reports == 0)
                 until = t0 + timeout;
             else
-                until = last + timeout * static_cast<double>((reports + 1) * (ilog2(static_cast<unsigned>(cores.size())) / 2 + 1));
+                until = last +
+                        timeout * static_cast<double>((reports + 1) *
+                                                      (ilog2(static_cast<unsigned>(cores.size())) / 2 + 1));
         }
         c.wait_for(d.unlocked, until);
         if (!d.locked || d.seq != seq) break;
@@ -347,7 +422,7 @@ void machine::flush_call_queue(core& c) {
 
 bool machine::pending(const core& c) const {
     const percpu& p = *m_percpu[c.id()];
-    if (!p.call_queue.empty() || p.tick_pending || !p.work.empty()) return true;
+    if (!p.call_queue.empty() || p.tick_pending || p.hrtimer_pending || !p.work.empty()) return true;
     for (const auto& l : m_lines)
         if (l->cpu == c.id() && !l->actions.empty() && l->disable_depth == 0 && l->sig->read()) return true;
     return false;
@@ -377,6 +452,20 @@ void machine::handle(core& c) {
             w->func(w);
         }
         arm_tick(c.id());
+        return;
+    }
+    if (p.hrtimer_pending) { // hrtimer_interrupt(): every timer due by now, earliest first
+        p.hrtimer_pending = false;
+        const sc_time now = sc_time_stamp();
+        for (;;) {
+            hrtimer* first = nullptr;
+            for (hrtimer* t : p.hrtimers)
+                if (t->expires <= now && (!first || t->expires < first->expires)) first = t;
+            if (!first) break;
+            hrtimer_cancel(*first);
+            first->function(first);
+        }
+        arm_hrtimers();
         return;
     }
     for (std::size_t i = 0; i < m_lines.size(); ++i) {

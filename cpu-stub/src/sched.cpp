@@ -54,7 +54,8 @@ task_struct* current_task() {
 task_struct* kthread_run_on_cpu(std::function<int(void*)> threadfn, void* data, unsigned cpu,
                                 const std::string& name) {
     machine& m = machine::get();
-    if (cpu >= m.cores.size()) throw std::invalid_argument("kthread_run_on_cpu: no cpu " + std::to_string(cpu));
+    if (cpu >= m.cores.size())
+        throw std::invalid_argument("kthread_run_on_cpu: no cpu " + std::to_string(cpu));
     if (sc_is_running()) core::current().sync();
     return &m.cpu(cpu).create_task(name, [threadfn, data] {
         task* self = core::current().current_task();
@@ -151,6 +152,34 @@ void msleep(unsigned int ms) {
         timeout = schedule_timeout(timeout);
 }
 
+ktime_t ktime_get() {
+    core::current().sync();
+    return static_cast<ktime_t>(sc_time_stamp().value() / sc_time(1, SC_NS).value());
+}
+
+int schedule_hrtimeout(ktime_t* expires, hrtimer_mode mode) {
+    core& c = core::current();
+    task& me = running();
+    if (me.preempt_count > 0) throw std::logic_error("scheduling while atomic (preemption disabled)");
+    c.sync();
+    const sc_time ns = sc_time(static_cast<double>(*expires), SC_NS);
+    const sc_time at = mode == HRTIMER_MODE_ABS ? ns : sc_time_stamp() + ns;
+    if (at <= sc_time_stamp()) return 0;
+    struct sleeper : cpu::hrtimer {
+        task* who = nullptr;
+    } t;
+    t.who = &me;
+    t.function = [](cpu::hrtimer* h) {
+        task* who = static_cast<sleeper*>(h)->who;
+        who->cpu->make_runnable(*who);
+    };
+    machine& m = machine::get();
+    m.hrtimer_start(t, at);
+    c.schedule(true);
+    m.hrtimer_cancel(t);
+    return sc_time_stamp() >= at ? 0 : -4; // -EINTR
+}
+
 void prepare_to_wait(wait_queue_head& wq) {
     core::current().sync();
     task* me = &running();
@@ -199,8 +228,8 @@ bool queue_work(work_struct& work) {
     return queue_work_on(smp_processor_id(), work);
 }
 
-int request_irq(int irq, std::function<irqreturn_t(int, void*)> handler, unsigned long, const std::string& name,
-                void* dev_id) {
+int request_irq(int irq, std::function<irqreturn_t(int, void*)> handler, unsigned long,
+                const std::string& name, void* dev_id) {
     core::current().sync();
     return machine::get().request_irq(irq, std::move(handler), name, dev_id);
 }
@@ -231,14 +260,16 @@ bool irq_work_queue(irq_work* work) {
 
 int smp_call_function_single(int cpu, std::function<void(void*)> func, void* info, int wait) {
     preempt_disable();
-    machine::get().call_function_single(static_cast<unsigned>(cpu), [func, info] { func(info); }, wait != 0);
+    machine::get().call_function_single(
+        static_cast<unsigned>(cpu), [func, info] { func(info); }, wait != 0);
     preempt_enable();
     return 0;
 }
 
 void smp_call_function_many(const std::vector<unsigned>& mask, std::function<void(void*)> func, void* info,
                             bool wait) {
-    machine::get().call_function_many(mask, [func, info] { func(info); }, wait);
+    machine::get().call_function_many(
+        mask, [func, info] { func(info); }, wait);
 }
 
 void smp_call_function(std::function<void(void*)> func, void* info, int wait) {

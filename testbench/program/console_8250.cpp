@@ -8,12 +8,14 @@
 
 #include <uartvp/cpu/core.h>
 #include <uartvp/line_monitor.h>
+#include <uartvp/cpu/machine.h>
 #include <uartvp/router.h>
 #include <uartvp/scoreboard.h>
 #include <uartvp/uart16550.h>
 
 #include "scenario.h"
 #include "serial8250.h"
+#include "stop.h"
 #include "waves.h"
 
 namespace uartvp::program {
@@ -79,7 +81,8 @@ class uart16550_platform : public sc_module {
 public:
     sc_signal<bool> txd{"txd", true}, irq{"irq", false}, rxd{"rxd", true};
     sc_signal<bool, SC_MANY_WRITERS> nreset{"nreset", true};
-    cpu::core cpu0;
+    cpu::machine kernel; // `cores` cores; the console prints from cpu0
+    cpu::core& cpu0;
     router bus;
     uart16550 uart;
     line_monitor monitor;
@@ -88,13 +91,16 @@ public:
 
     uart16550_platform(const sc_module_name& name, const params& p)
         : sc_module(name)
-        , cpu0("cpu0", 0, timing(p))
+        , kernel("kernel", p.cores, timing(p))
+        , cpu0(kernel.cpu(0))
         , bus("bus")
         , uart("uart0", uart_config(p))
         , monitor("console", actual_baud(p), line_format(p.frame))
         , m_p(p) {
-        cpu0.set_collapse_polls(!p.reference);
-        cpu0.bus.bind(bus.target);
+        for (auto& c : kernel.cores) {
+            c->set_collapse_polls(!p.reference);
+            c->bus.bind(bus.target);
+        }
         bus.map(uart.bus, bus_address(), uart.map_size(), "uart0");
         uart.txd(txd);
         uart.irq(irq);
@@ -174,6 +180,7 @@ run_result run_console(const run_request& rq) {
     if (!rq.vcd.empty()) {
         w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud));
         w->cpu_and_bus(m.cpu0);
+        w->cores(m.kernel);
         w->begin_group("UART0 (16550A)");
         w->level(m.uart.tx_fifo_level, "uart0.tx_fifo_level", 16);
         w->level(m.uart.rx_fifo_level, "uart0.rx_fifo_level", 16);
@@ -208,9 +215,9 @@ run_result run_console(const run_request& rq) {
         m.cpu0.add_task("early-setup", [&] { sw::early_serial8250_init_port(port, divisor); });
         write = rq.variant == "early" ? sw::early_serial8250_write : sw::serial8250_console_write_v1;
     }
-    std::uint64_t bytes_written = 0;
+    std::uint64_t bytes_written = 0, lines = 0;
     m.cpu0.add_task("boot", [&] {
-        for (const std::string& line : rq.payload) {
+        for (std::string line; rq.payload->next(line); ++lines) {
             std::string out;
             for (char c : line) {
                 if (c == '\n') out += '\r';
@@ -222,13 +229,14 @@ run_result run_console(const run_request& rq) {
         }
         if (p.reset_after_write) m.reset_uart();
     });
-    sc_start();
+    stop::simulate();
     m.sb.finish(sc_time_stamp());
     if (w) w->finish();
 
     const cpu::task_stats& boot = m.cpu0.tasks().at(1);
-    run_result r =
-        console_result(rq, m.sb, m.monitor, m.cpu0, boot, m.line_idle_at(), bytes_written, m.tx_fifo_max());
+    run_result r = console_result(rq, m.sb, m.monitor, m.cpu0, boot, m.line_idle_at(), lines, bytes_written,
+                                  m.tx_fifo_max());
+    add_kernel_results(r, m.kernel);
     r.line_text_head = m.text_head;
     // The seed's figures: the slow machine's two paths, the fast machine's line rate (no change with FIFO).
     // Measured with v5.19's FIFO path: fifo-v6.14 has none.

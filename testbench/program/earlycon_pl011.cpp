@@ -3,12 +3,14 @@
 // the full driver's legacy console write for ARM's PL011, the SBSA generic UART and QDF2400 erratum 44.
 #include <chrono>
 #include <memory>
+#include <stdexcept>
 
 #include <uartvp/cpu/kernel.h>
 
 #include "pl011.h"
 #include "pl011_platform.h"
 #include "scenario.h"
+#include "stop.h"
 #include "waves.h"
 
 namespace uartvp::program {
@@ -66,7 +68,7 @@ run_result run_earlycon(const run_request& rq) {
     pl011_platform soc("soc", p, w && rq.vcd_rtl ? w->rtl_trace_path() : "");
     if (w) soc.add_waves(*w);
     const write_fn write = variant_write(rq.variant);
-    std::uint64_t bytes_written = 0;
+    std::uint64_t bytes_written = 0, lines = 0;
 
     sw::uart_port port;
     port.membase = p.uart_base;
@@ -76,7 +78,7 @@ run_result run_earlycon(const run_request& rq) {
     pl011_divisor(p.uartclk_hz, p.baud, ibrd, fbrd);
     soc.cpu0.add_task("firmware", [&] { sw::pl011_firmware_setup(port, ibrd, fbrd, lcrh_for(p.frame)); });
     soc.cpu0.add_task("boot", [&] {
-        for (const std::string& line : rq.payload) {
+        for (std::string line; rq.payload->next(line); ++lines) {
             // What the routine hands to the UART: the record, with '\r' before each '\n'.
             std::string out;
             for (char c : line) {
@@ -91,12 +93,22 @@ run_result run_earlycon(const run_request& rq) {
     });
     soc.run();
     soc.sb.finish(sc_time_stamp());
-    soc.uart.close_rtl_trace();
+    try {
+        soc.uart.close_rtl_trace(); // throws if a write of the trace failed (a full disk)
+    } catch (const std::runtime_error& e) {
+        // The model names the temporary it wrote: name the file asked for.
+        std::string why = e.what();
+        const std::string tmp = w ? w->rtl_trace_path() : "";
+        if (const auto at = why.find(tmp); !tmp.empty() && at != std::string::npos)
+            why.replace(at, tmp.size(), w->rtl_path());
+        throw std::runtime_error(why);
+    }
     if (w) w->finish();
 
     const cpu::task_stats& boot = soc.cpu0.tasks().at(1);
-    run_result r = console_result(rq, soc.sb, soc.monitor, soc.cpu0, boot, soc.line_idle_at(), bytes_written,
-                                  soc.tx_fifo_max());
+    run_result r = console_result(rq, soc.sb, soc.monitor, soc.cpu0, boot, soc.line_idle_at(), lines,
+                                  bytes_written, soc.tx_fifo_max());
+    add_kernel_results(r, soc.kernel);
     r.rtl_cycles = soc.uart.clock().edge_at_or_before(sc_time_stamp()); // UARTCLK cycles simulated
     r.rtl_edges_evaluated = soc.uart.edges_evaluated();
     r.rtl_eval_s = soc.uart.rtl_eval_seconds();

@@ -1,13 +1,21 @@
 // uartvp: runs co-verification scenarios of serial-console driver routines against UART models.
+#include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
@@ -16,8 +24,10 @@
 
 #include <uartvp/cpu/core.h>
 
-#include "bootlog.h"
+#include "outputs.h"
+#include "payload.h"
 #include "scenario.h"
+#include "stop.h"
 #include "version.h"
 #include "waves.h"
 
@@ -29,46 +39,52 @@ namespace {
 // Exit codes (README, --help).
 constexpr int exit_ok = 0, exit_difference = 1, exit_usage = 2, exit_internal = 3;
 
-struct usage_error : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
 const char* exit_codes_text = "Exit codes: 0 ran, and the scoreboard found what the scenario expected; "
                               "1 ran, and the scoreboard found a difference the scenario did not expect; "
                               "2 bad usage or input (nothing was run, no output left behind); "
-                              "3 internal error.";
+                              "3 internal error (also: an output or standard output could not be written). "
+                              "Stopped by SIGINT, SIGTERM or SIGHUP: no output left behind, ended by that "
+                              "signal (status 128 + its number).";
 
-// An output file written whole or not at all: a temporary beside it, renamed at the end.
-class output_file {
+// Standard output could not be written (a closed pipe, a full disk): exit 3, the results are not whole.
+struct stdout_error : std::runtime_error {
+    explicit stdout_error(int err)
+        : std::runtime_error(std::string("cannot write standard output: ") + std::strerror(err)) {}
+};
+
+// Writes all of `text` to `f` now. A failure on standard output is an error; on standard error there is
+// nowhere left to say so.
+void emit(std::FILE* f, const std::string& text) {
+    errno = 0;
+    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
+    if (!ok && f == stdout) throw stdout_error(errno ? errno : EIO);
+}
+
+// The --json output: a file (written under a temporary name, put in place by outputs::commit()) or,
+// for "-", standard output.
+class json_output {
 public:
-    explicit output_file(std::string path)
-        : m_path(std::move(path)) {
+    explicit json_output(std::string path)
+        : m_path(std::move(path)) {}
+    bool to_stdout() const { return m_path == "-"; }
+    void write(const std::string& text) {
         if (m_path.empty()) return;
-        m_tmp = m_path + ".tmp." + std::to_string(getpid());
-        std::ofstream probe(m_tmp);
-        if (!probe) throw usage_error("cannot write " + m_path);
-        probe.close();
-    }
-    ~output_file() {
-        if (!m_tmp.empty()) std::remove(m_tmp.c_str());
-    }
-    void commit(const std::string& text) {
-        if (m_path.empty()) return;
-        std::ofstream f(m_tmp);
+        if (to_stdout()) return emit(stdout, text);
+        const std::string tmp = outputs::temporary(m_path);
+        std::ofstream f(tmp);
         f << text;
         f.close();
-        if (!f || std::rename(m_tmp.c_str(), m_path.c_str()) != 0)
-            throw std::runtime_error("cannot write " + m_path);
-        m_tmp.clear();
+        if (!f) throw std::runtime_error("cannot write " + shown(m_path));
     }
 
 private:
-    std::string m_path, m_tmp;
+    std::string m_path;
 };
 
 struct run_options {
     std::string scenario, variant, profile, payload_file, json;
-    std::size_t payload_bytes = 0;
+    std::string payload_bytes; // as given: checked by payload_bytes_value()
+    bool payload_bytes_given = false;
     std::vector<std::string> sets;
     std::string mode = "fast";
     std::string vcd;
@@ -90,10 +106,9 @@ std::string same_file_key(const std::string& p) {
 void check_outputs(const run_options& o) {
     std::vector<std::pair<std::string, std::string>> files; // (what, path)
     if (!o.payload_file.empty()) files.emplace_back("--payload", o.payload_file);
-    if (!o.json.empty()) {
-        struct stat st {};
-        if (stat(o.json.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
-            throw usage_error("cannot write " + o.json + ": not a file");
+    if (!o.json.empty() && o.json != "-") {
+        if (const std::string why = outputs::path_problem(o.json, "--json " + shown(o.json)); !why.empty())
+            throw usage_error(why);
         files.emplace_back("--json", o.json);
     }
     if (!o.vcd.empty())
@@ -103,12 +118,29 @@ void check_outputs(const run_options& o) {
         for (std::size_t k = i + 1; k < files.size(); ++k)
             if (same_file_key(files[i].second) == same_file_key(files[k].second))
                 throw usage_error(files[i].first + " and " + files[k].first + " name the same file " +
-                                  files[k].second);
+                                  shown(files[k].second));
+}
+
+// --payload-bytes N: a whole number from 1 to 2^30; 0 when not given.
+std::size_t payload_bytes_value(const run_options& o) {
+    const std::string& v = o.payload_bytes;
+    if (!o.payload_bytes_given) return 0;
+    if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos)
+        throw usage_error("--payload-bytes " + shown(v) + ": not a whole number");
+    constexpr std::size_t max = std::size_t{1} << 30;
+    const std::size_t digits = v.size() - std::min(v.find_first_not_of('0'), v.size());
+    const std::size_t n = digits > 10 ? max + 1 : std::stoull(v);
+    if (n < 1 || n > max)
+        throw usage_error("--payload-bytes " + shown(v) + ": not in range 1 to " + std::to_string(max) +
+                          " (2^30)");
+    return n;
 }
 
 run_request make_request(const run_options& o, bool need_variant) {
     const scenario_def* s = find_scenario(o.scenario);
-    if (!s) throw usage_error("unknown scenario '" + o.scenario + "' (see 'uartvp list')");
+    if (!s) throw usage_error("unknown scenario '" + shown(o.scenario) + "' (see 'uartvp list')");
+    if (o.mode != "fast" && o.mode != "reference")
+        throw usage_error("--mode " + shown(o.mode) + ": expected fast or reference");
     run_request rq;
     rq.scenario = s->name;
     rq.variant = o.variant.empty() ? s->variants.front().name : o.variant;
@@ -117,19 +149,26 @@ run_request make_request(const run_options& o, bool need_variant) {
         for (const named& v : s->variants)
             found |= v.name == rq.variant;
         if (!found)
-            throw usage_error("unknown variant '" + rq.variant + "' of " + s->name + " (see 'uartvp list')");
+            throw usage_error("unknown variant '" + shown(rq.variant) + "' of " + s->name +
+                              " (see 'uartvp list')");
     }
     rq.profile = o.profile.empty() ? s->default_profile : o.profile;
     const profile_def* prof = nullptr;
     for (const profile_def& p : s->profiles)
         if (p.name == rq.profile) prof = &p;
     if (!prof)
-        throw usage_error("unknown profile '" + rq.profile + "' of " + s->name + " (see 'uartvp list')");
+        throw usage_error("unknown profile '" + shown(rq.profile) + "' of " + s->name +
+                          " (see 'uartvp list')");
     prof->apply(rq.p);
+    std::set<std::string> given;
     for (const std::string& kv : o.sets) {
         const auto eq = kv.find('=');
-        if (eq == std::string::npos || eq == 0) throw usage_error("--set " + kv + ": expected KEY=VALUE");
-        if (auto err = rq.p.set(kv.substr(0, eq), kv.substr(eq + 1))) throw usage_error(*err);
+        if (eq == std::string::npos || eq == 0)
+            throw usage_error("--set " + shown(kv) + ": expected KEY=VALUE");
+        const std::string key = kv.substr(0, eq);
+        if (auto err = rq.p.set(key, kv.substr(eq + 1))) throw usage_error(*err);
+        // Checked after the key itself: an unknown key is named as such.
+        if (!given.insert(key).second) throw usage_error("--set " + shown(key) + " given twice");
     }
     if (auto err = rq.p.check()) throw usage_error(*err);
     if (s->check_variants) { // run: the variant asked for; compare: every variant
@@ -139,19 +178,13 @@ run_request make_request(const run_options& o, bool need_variant) {
         if (auto err = s->check_variants(vs, rq.p)) throw usage_error(*err);
     }
     rq.p.reference = o.mode == "reference";
+    const std::size_t bytes = payload_bytes_value(o);
     if (!o.payload_file.empty()) {
-        std::ifstream f(o.payload_file, std::ios::binary);
-        struct stat st {};
-        if (!f || stat(o.payload_file.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
-            throw usage_error("cannot read payload " + o.payload_file);
-        std::stringstream ss;
-        ss << f.rdbuf();
-        rq.payload = sw::split_log_lines(ss.str());
+        rq.payload = file_payload(o.payload_file);
         rq.payload_source = o.payload_file;
-        if (rq.payload.empty()) throw usage_error("payload " + o.payload_file + " is empty");
     } else {
-        const std::size_t n = o.payload_bytes ? o.payload_bytes : s->default_payload_bytes;
-        rq.payload = sw::generate_boot_log(n);
+        const std::size_t n = bytes ? bytes : s->default_payload_bytes;
+        rq.payload = generated_payload(n);
         rq.payload_source = "generated:" + std::to_string(n);
     }
     rq.expect_loss = o.expect_loss;
@@ -169,10 +202,10 @@ run_request make_request(const run_options& o, bool need_variant) {
     return rq;
 }
 
-void print_summary(const run_result& r) {
-    fmt::print("{} / {} / {}  ({} console writes, {})\n", r.scenario, r.variant, r.profile, r.payload_lines,
-               r.payload_source);
-    auto row = [](const char* k, const std::string& v) { fmt::print("  {:<22} {}\n", k, v); };
+std::string summary(const run_result& r) {
+    std::string out = fmt::format("{} / {} / {}  ({} console writes, {})\n", r.scenario, r.variant, r.profile,
+                                  r.payload_lines, r.payload_source);
+    auto row = [&out](const char* k, const std::string& v) { out += fmt::format("  {:<22} {}\n", k, v); };
     row("sim time", fmt::format("{:.3f} ms", r.sim_time_ns / 1e6));
     row("line idle at", fmt::format("{:.3f} ms", r.line_idle_ns / 1e6));
     row("bytes written", std::to_string(r.bytes_written));
@@ -192,28 +225,98 @@ void print_summary(const run_result& r) {
                         r.first_difference["expected_index"].get<std::uint64_t>(),
                         r.first_difference["time_ns"].get<double>() / 1e6));
     row("outcome", r.clean() ? "clean" : r.as_expected() ? "loss, as expected" : "DIFFERENCE");
+    return out;
 }
 
 int cmd_run(const run_options& o) {
     const run_request rq = make_request(o, true);
-    output_file json(o.json);
+    stop::check();
+    json_output json(o.json);
     const run_result r = find_scenario(rq.scenario)->run(rq);
-    print_summary(r);
+    // With --json - standard output carries the JSON alone.
+    std::FILE* text = json.to_stdout() ? stderr : stdout;
+    std::string out = summary(r);
+    if (const scenario_def& s = *find_scenario(rq.scenario); s.summary_rows)
+        for (const auto& [k, v] : s.summary_rows(r))
+            out += fmt::format("  {:<22} {}\n", k, v);
     if (!rq.vcd.empty()) {
         const std::string stem = rq.vcd.substr(0, rq.vcd.size() - 4);
-        fmt::print("  {:<22} {}, {}.gtkw, {}.lines.vcd{}\n", "waves", rq.vcd, stem, stem,
-                   rq.vcd_rtl ? ", " + stem + ".rtl.vcd" : std::string());
-        fmt::print("  {:<22} gtkwave {} {}.gtkw\n", "open with", rq.vcd, stem);
+        out += fmt::format("  {:<22} {}, {}.gtkw, {}.lines.vcd{}\n", "waves", rq.vcd, stem, stem,
+                           rq.vcd_rtl ? ", " + stem + ".rtl.vcd" : std::string());
+        out += fmt::format("  {:<22} gtkwave {} {}.gtkw\n", "open with", rq.vcd, stem);
     }
-    json.commit(r.to_json().dump(2) + "\n");
+    emit(text, out);
+    json.write(r.to_json().dump(2) + "\n");
+    outputs::commit();
     return r.as_expected() ? exit_ok : exit_difference;
+}
+
+// Compare's scratch directory, removed with whatever is left in it.
+class scratch_dir {
+public:
+    scratch_dir() {
+        char tmpl[] = "/tmp/uartvp-compare-XXXXXX";
+        if (!mkdtemp(tmpl)) throw std::runtime_error("cannot create a temporary directory");
+        m_path = tmpl;
+        stop::set_scratch_dir(m_path);
+    }
+    ~scratch_dir() {
+        stop::set_scratch_dir("");
+        if (DIR* d = opendir(m_path.c_str())) {
+            while (const dirent* e = readdir(d)) {
+                const std::string n = e->d_name;
+                if (n != "." && n != "..") unlink((m_path + "/" + n).c_str());
+            }
+            closedir(d);
+        }
+        rmdir(m_path.c_str());
+    }
+    const std::string& path() const { return m_path; }
+
+private:
+    std::string m_path;
+};
+
+// Runs `args` as a child process with standard output on /dev/null; waits for it. The child ends with
+// this process (PR_SET_PDEATHSIG) and on a stop by signal (stop::set_child).
+int run_child(std::vector<std::string> args, struct rusage& ru) {
+    std::vector<char*> argv;
+    for (std::string& a : args)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    sigset_t stop_set;
+    sigemptyset(&stop_set);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP})
+        sigaddset(&stop_set, sig);
+    std::fflush(stdout);
+    const pid_t parent = getpid();
+    const pid_t pid = fork();
+    if (pid < 0) throw std::runtime_error("fork failed");
+    if (pid == 0) {
+        // Another thread exists (the signal thread): only async-signal-safe calls until exec.
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent) _exit(exit_internal); // the parent is gone already
+        sigprocmask(SIG_UNBLOCK, &stop_set, nullptr);
+        const int null = open("/dev/null", O_WRONLY);
+        if (null < 0 || dup2(null, STDOUT_FILENO) < 0) _exit(exit_internal);
+        execv(argv[0], argv.data());
+        _exit(exit_internal);
+    }
+    stop::set_child(pid);
+    int status = 0;
+    while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {
+    }
+    stop::set_child(0);
+    stop::check();
+    return status;
 }
 
 // Runs every variant in a child process of its own (SystemC simulates once per process).
 int cmd_compare(const run_options& o, const std::string& self) {
     (void)make_request(o, false); // check everything before running anything
+    stop::check();
     const scenario_def& s = *find_scenario(o.scenario);
-    output_file json(o.json);
+    json_output json(o.json);
     struct row {
         nlohmann::json r;
         double peak_mb;
@@ -221,106 +324,122 @@ int cmd_compare(const run_options& o, const std::string& self) {
     };
     std::vector<row> rows;
     int worst = exit_ok;
-    char dir_tmpl[] = "/tmp/uartvp-compare-XXXXXX";
-    const char* dir = mkdtemp(dir_tmpl);
-    if (!dir) throw std::runtime_error("cannot create a temporary directory");
-    for (const named& v : s.variants) {
-        const std::string out = std::string(dir) + "/" + v.name + ".json";
-        std::vector<std::string> args{self, "run", s.name, "--variant", v.name, "--json", out};
-        if (!o.profile.empty()) args.insert(args.end(), {"--profile", o.profile});
-        if (!o.payload_file.empty()) args.insert(args.end(), {"--payload", o.payload_file});
-        if (o.payload_bytes) args.insert(args.end(), {"--payload-bytes", std::to_string(o.payload_bytes)});
-        for (const std::string& kv : o.sets)
-            args.insert(args.end(), {"--set", kv});
-        args.insert(args.end(), {"--mode", o.mode});
-        if (o.expect_loss) args.push_back("--expect-loss");
-        std::fflush(stdout);
-        const pid_t pid = fork();
-        if (pid < 0) throw std::runtime_error("fork failed");
-        if (pid == 0) {
-            std::vector<char*> argv;
-            for (std::string& a : args)
-                argv.push_back(a.data());
-            argv.push_back(nullptr);
-            if (!std::freopen("/dev/null", "w", stdout)) _exit(exit_internal);
-            execv(self.c_str(), argv.data());
-            _exit(exit_internal);
+    {
+        const scratch_dir dir;
+        for (const named& v : s.variants) {
+            stop::check();
+            const std::string out = dir.path() + "/" + v.name + ".json";
+            std::vector<std::string> args{self, "run", s.name, "--variant", v.name, "--json", out};
+            if (!o.profile.empty()) args.insert(args.end(), {"--profile", o.profile});
+            if (!o.payload_file.empty()) args.insert(args.end(), {"--payload", o.payload_file});
+            if (o.payload_bytes_given) args.insert(args.end(), {"--payload-bytes", o.payload_bytes});
+            for (const std::string& kv : o.sets)
+                args.insert(args.end(), {"--set", kv});
+            args.insert(args.end(), {"--mode", o.mode});
+            if (o.expect_loss) args.push_back("--expect-loss");
+            struct rusage ru {};
+            const int status = run_child(args, ru);
+            if (WIFSIGNALED(status))
+                throw std::runtime_error("variant " + v.name + " was ended by signal " +
+                                         std::to_string(WTERMSIG(status)));
+            const int code = WIFEXITED(status) ? WEXITSTATUS(status) : exit_internal;
+            if (code != exit_ok && code != exit_difference)
+                throw std::runtime_error("variant " + v.name + " failed with exit code " +
+                                         std::to_string(code));
+            std::ifstream f(out);
+            nlohmann::json r;
+            if (f) f >> r;
+            worst = std::max(worst, code);
+            rows.push_back({r, ru.ru_maxrss / 1024.0, code});
         }
-        int status = 0;
-        struct rusage ru {};
-        wait4(pid, &status, 0, &ru);
-        const int code = WIFEXITED(status) ? WEXITSTATUS(status) : exit_internal;
-        std::ifstream f(out);
-        nlohmann::json r;
-        if (f) f >> r;
-        std::remove(out.c_str());
-        if (code != exit_ok && code != exit_difference) {
-            rmdir(dir);
-            throw std::runtime_error("variant " + v.name + " failed with exit code " + std::to_string(code));
-        }
-        worst = std::max(worst, code);
-        rows.push_back({r, ru.ru_maxrss / 1024.0, code});
     }
-    rmdir(dir);
     const nlohmann::json& base = rows.front().r;
-    fmt::print("{} on profile {} ({} console writes, {} bytes written)\n", s.name,
-               base["profile"].get<std::string>(), base["payload_lines"].get<std::uint64_t>(),
-               base["bytes_written"].get<std::uint64_t>());
+    // With --json - standard output carries the JSON alone.
+    std::FILE* text = json.to_stdout() ? stderr : stdout;
+    std::string table =
+        fmt::format("{} on profile {} ({} console writes, {} bytes written)\n", s.name,
+                    base["profile"].get<std::string>(), base["payload_lines"].get<std::uint64_t>(),
+                    base["bytes_written"].get<std::uint64_t>());
     std::size_t vw = 17; // the variant column fits the longest name
     for (const named& v : s.variants)
         vw = std::max(vw, v.name.size());
-    fmt::print("{:<{}} {:>12} {:>7} {:>11} {:>10} {:>10} {:>10} {:>8} {:>6} {:>11} {:>8} {:>8}\n", "variant",
-               vw, "sim ms", "ratio", "delta ms", "reads", "reads/B", "writes", "polls", "fifo", "irqoff us",
-               "lost", "wall s");
+    table += fmt::format("{:<{}} {:>12} {:>7} {:>11} {:>10} {:>10} {:>10} {:>8} {:>6} {:>11} {:>8} {:>8}\n",
+                         "variant", vw, "sim ms", "ratio", "delta ms", "reads", "reads/B", "writes", "polls",
+                         "fifo", "irqoff us", "lost", "wall s");
     nlohmann::json all = nlohmann::json::array();
     for (const row& w : rows) {
         const nlohmann::json& r = w.r;
         const double t = r["sim_time_ns"].get<double>(), t0 = base["sim_time_ns"].get<double>();
         const double bw = std::max<double>(1, r["bytes_written"].get<double>());
-        fmt::print("{:<{}} {:>12.3f} {:>7.3f} {:>+11.3f} {:>10} {:>10.3f} {:>10} {:>8} {:>6} {:>11.3f} {:>8} "
-                   "{:>8.2f}\n",
-                   r["variant"].get<std::string>(), vw, t / 1e6, t0 > 0 ? t / t0 : 0.0, (t - t0) / 1e6,
-                   r["mmio_reads"].get<std::uint64_t>(), r["mmio_reads"].get<double>() / bw,
-                   r["mmio_writes"].get<std::uint64_t>(), r["polls"].get<std::uint64_t>(),
-                   r["tx_fifo_max"].get<unsigned>(), r["irq_off_max_ns"].get<double>() / 1e3,
-                   r["lost_bytes"].get<std::uint64_t>(), r["wall_s"].get<double>());
+        table += fmt::format(
+            "{:<{}} {:>12.3f} {:>7.3f} {:>+11.3f} {:>10} {:>10.3f} {:>10} {:>8} {:>6} {:>11.3f} {:>8} "
+            "{:>8.2f}\n",
+            r["variant"].get<std::string>(), vw, t / 1e6, t0 > 0 ? t / t0 : 0.0, (t - t0) / 1e6,
+            r["mmio_reads"].get<std::uint64_t>(), r["mmio_reads"].get<double>() / bw,
+            r["mmio_writes"].get<std::uint64_t>(), r["polls"].get<std::uint64_t>(),
+            r["tx_fifo_max"].get<unsigned>(), r["irq_off_max_ns"].get<double>() / 1e3,
+            r["lost_bytes"].get<std::uint64_t>(), r["wall_s"].get<double>());
         nlohmann::json j = r;
         j["peak_rss_mb"] = w.peak_mb;
         all.push_back(j);
     }
     // Console output rate beside the seed's figure, for scenarios that have one.
     if (std::any_of(rows.begin(), rows.end(), [](const row& w) { return w.r.contains("seed_kbps"); })) {
-        fmt::print("{:<{}} {:>10} {:>10} {:>10}\n", "variant", vw + 1, "KB/s", "seed KB/s", "ratio");
+        table += fmt::format("{:<{}} {:>10} {:>10} {:>10}\n", "variant", vw + 1, "KB/s", "seed KB/s", "ratio");
         const double k0 = base.value("throughput_kbps", 0.0);
         for (const row& w : rows)
-            fmt::print("{:<{}} {:>10.3f} {:>10} {:>10.3f}\n", w.r["variant"].get<std::string>(), vw + 1,
-                       w.r.value("throughput_kbps", 0.0),
-                       w.r.contains("seed_kbps") ? fmt::format("{:.1f}", w.r["seed_kbps"].get<double>())
-                                                 : "-",
-                       k0 > 0 ? w.r.value("throughput_kbps", 0.0) / k0 : 0.0);
+            table += fmt::format(
+                "{:<{}} {:>10.3f} {:>10} {:>10.3f}\n", w.r["variant"].get<std::string>(), vw + 1,
+                w.r.value("throughput_kbps", 0.0),
+                w.r.contains("seed_kbps") ? fmt::format("{:.1f}", w.r["seed_kbps"].get<double>()) : "-",
+                k0 > 0 ? w.r.value("throughput_kbps", 0.0) / k0 : 0.0);
     }
-    json.commit(nlohmann::json{{"schema_version", json_schema_version}, {"runs", all}}.dump(2) + "\n");
+    if (s.compare_table) { // the scenario's own table instead
+        std::vector<nlohmann::json> runs;
+        for (const row& w : rows)
+            runs.push_back(w.r);
+        table = s.compare_table(runs);
+    }
+    emit(text, table);
+    json.write(nlohmann::json{{"schema_version", json_schema_version}, {"runs", all}}.dump(2) + "\n");
+    outputs::commit();
     return worst;
 }
 
-void cmd_list() {
+std::string list_text() {
+    std::string out;
     for (const scenario_def& s : scenarios()) {
-        fmt::print("{}\n  {}\n  variants:\n", s.name, s.description);
+        out += fmt::format("{}\n  {}\n  variants:\n", s.name, s.description);
         for (const named& v : s.variants)
-            fmt::print("    {:<14} {}\n", v.name, v.description);
-        fmt::print("  profiles:\n");
+            out += fmt::format("    {:<14} {}\n", v.name, v.description);
+        out += "  profiles:\n";
         for (const profile_def& p : s.profiles)
-            fmt::print("    {:<14} {}{}\n", p.name, p.description,
-                       p.name == s.default_profile ? " (default)" : "");
+            out += fmt::format("    {:<14} {}{}\n", p.name, p.description,
+                               p.name == s.default_profile ? " (default)" : "");
     }
-    fmt::print("--set keys:\n");
+    out += "--set keys:\n";
     for (const auto& [k, d] : params::keys())
-        fmt::print("    {:<18} {}\n", k, d);
+        out += fmt::format("    {:<18} {}\n", k, d);
+    return out;
+}
+
+// CLI11's own messages quote what was given: each long word cut as shown() cuts a value.
+std::string shorten_words(const std::string& msg) {
+    std::string out;
+    std::size_t i = 0;
+    while (i < msg.size()) {
+        const std::size_t end = std::min(msg.find(' ', i), msg.size());
+        out += shown(std::string_view(msg).substr(i, end - i));
+        if (end < msg.size()) out += ' ';
+        i = end + 1;
+    }
+    return out;
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
+    stop::ignore_write_signals();
     setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
     // sc_stop() reports "Simulation stopped by user." as info: not for the user's terminal.
     sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
@@ -337,17 +456,20 @@ int main(int argc, char** argv) {
         c->add_option("--profile", o.profile, "timing profile (default: the scenario's)");
         auto* pf = c->add_option("--payload", o.payload_file,
                                  "console text: a log file, one console write per line");
-        c->add_option("--payload-bytes", o.payload_bytes, "generate a boot log of this many bytes")
+        c->add_option("--payload-bytes", o.payload_bytes,
+                      "generate a boot log of this many bytes (1 to 2^30)")
             ->excludes(pf)
-            ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30));
+            ->each([&o](const std::string&) { o.payload_bytes_given = true; });
         c->add_option("--set", o.sets, "override a parameter, KEY=VALUE (repeatable; see 'uartvp list')");
-        c->add_option("--json", o.json, "write the results as JSON to this file");
+        c->add_option(
+            "--json", o.json,
+            "write the results as JSON to this file ('-': standard output, the summary then goes to "
+            "standard error)");
         c->add_flag("--expect-loss", o.expect_loss,
                     "the scenario expects lost bytes: they do not fail the run");
         c->add_option("--mode", o.mode,
                       "fast (default): polling loops collapsed, idle UART cycles skipped; reference: every "
-                      "poll a transaction, the RTL clocked through every cycle (same results, slower)")
-            ->check(CLI::IsMember({"fast", "reference"}));
+                      "poll a transaction, the RTL clocked through every cycle (same results, slower)");
     };
     auto* list = app.add_subcommand("list", "list scenarios with their variants and profiles");
     auto* run = app.add_subcommand("run", "run one scenario variant");
@@ -363,37 +485,53 @@ int main(int argc, char** argv) {
 
     const std::string first = argc > 1 ? argv[1] : "";
     if (!first.empty() && first[0] != '-' && first != "list" && first != "run" && first != "compare") {
-        std::cerr << "uartvp: unknown command '" << argv[1] << "' (commands: list, run, compare)\n";
+        std::cerr << "uartvp: unknown command '" << shown(first) << "' (commands: list, run, compare)\n";
         return exit_usage;
     }
+    int code = exit_internal;
     try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        if (e.get_exit_code() == 0) return app.exit(e); // --help, --version
-        std::cerr << "uartvp: " << e.what() << " (see 'uartvp --help')\n";
-        return exit_usage;
-    }
-    try {
+        try {
+            app.parse(argc, argv);
+        } catch (const CLI::ParseError& e) {
+            if (e.get_exit_code() != 0) throw usage_error(shorten_words(e.what()) + " (see 'uartvp --help')");
+            code = app.exit(e); // --help, --version
+        }
         if (list->parsed()) {
-            cmd_list();
-            return exit_ok;
+            emit(stdout, list_text());
+            code = exit_ok;
+        } else if (run->parsed() || compare->parsed()) {
+            // Signals are taken from here on: a stop removes the temporaries and ends the process.
+            stop::install();
+            if (run->parsed()) {
+                code = cmd_run(o);
+            } else {
+                char self[4096];
+                const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+                if (n <= 0) throw std::runtime_error("cannot find my own executable");
+                self[n] = 0;
+                code = cmd_compare(o, self);
+            }
         }
-        if (run->parsed()) return cmd_run(o);
-        if (compare->parsed()) {
-            char self[4096];
-            const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-            if (n <= 0) throw std::runtime_error("cannot find my own executable");
-            self[n] = 0;
-            return cmd_compare(o, self);
-        }
+        if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw stdout_error(errno ? errno : EIO);
+    } catch (const stop::interrupted& e) {
+        outputs::discard();
+        stop::die(e.signo);
     } catch (const usage_error& e) {
+        outputs::discard();
         std::cerr << "uartvp: " << e.what() << "\n";
-        return exit_usage;
+        code = exit_usage;
+    } catch (const stdout_error& e) {
+        outputs::discard();
+        std::cerr << "uartvp: " << e.what() << "\n";
+        code = exit_internal;
     } catch (const std::exception& e) {
+        outputs::discard();
         std::cerr << "uartvp: internal error: " << e.what() << "\n";
-        return exit_internal;
+        code = exit_internal;
     }
-    return exit_internal;
+    // A signal that came after the last check still ends the process as the signal does.
+    if (const int s = stop::requested()) stop::die(s);
+    return code;
 }
 
 // libsystemc's own main() refers to sc_main; this program has its own main, so it is never called.

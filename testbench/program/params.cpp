@@ -1,5 +1,6 @@
 #include "params.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -29,9 +30,16 @@ std::optional<bool> parse_bool(const std::string& s) {
 
 } // namespace
 
+std::string shown(std::string_view value) {
+    constexpr std::size_t limit = 80;
+    if (value.size() <= limit) return std::string(value);
+    return std::string(value.substr(0, limit)) + "...";
+}
+
 const std::map<std::string, std::string>& params::keys() {
     static const std::map<std::string, std::string> k{
         {"cpu_hz", "CPU clock in Hz"},
+        {"cores", "cores of the machine, 1 to 8 (the console scenarios print from core 0; the others idle)"},
         {"mmio_read_ns", "cost of one UART register read, ns (a trapped access under a hypervisor)"},
         {"mmio_write_ns", "cost of one UART register write, ns"},
         {"relax_cycles", "CPU cycles of one cpu_relax()"},
@@ -45,19 +53,75 @@ const std::map<std::string, std::string>& params::keys() {
         {"reg_io_width", "16550: access width in bytes, 1 or 4 (MMIO only; 4 needs reg_shift 2)"},
         {"thre_delay_ns", "16550: a slow part's late THRE, ns after the last byte left THR/FIFO"},
         {"tx_drain_ns", "16550: a slow part's per-byte drain time, ns a byte waits at the head of THR/FIFO"},
+        {"irq_cpu", "tty-paste: the core the UART's interrupt is routed to (default 0)"},
+        {"hog_us", "tty-paste: a task holds IRQs off this many us per period (default 0: no hog)"},
+        {"hog_period_us", "tty-paste: the hog's period, us, more than hog_us (default 10000)"},
+        {"hog_cpu", "tty-paste: the hog's core (default irq_cpu)"},
+        {"hog_sync", "tty-paste: none (default: windows every period) or rx_irq (each window opens as the "
+                     "UART's RX interrupt rises, the worst phase)"},
+        {"rx_trigger",
+         "tty-paste: RX FIFO trigger level, PL011 1/8 1/4 1/2 3/4 7/8 (default 1/2), 16550 1 4 8 "
+         "14 (default 8)"},
+        {"hz", "tty-paste: the kernel's HZ, 100 250 300 or 1000 (default 250; the tick costs 2 us)"},
     };
     return k;
 }
 
+// The tty-paste keys: nothing if `key` is not one of them, else the error (or nothing) setting it gives.
+std::optional<std::optional<std::string>> params::set_tty_key(const std::string& key,
+                                                              const std::string& value) {
+    static const char* const names[] = {"irq_cpu",    "hog_us", "hog_period_us", "hog_cpu", "hog_sync",
+                                        "rx_trigger", "hz"};
+    if (std::find(std::begin(names), std::end(names), key) == std::end(names)) return std::nullopt;
+    auto bad = [&](const std::string& what) -> std::optional<std::string> {
+        return "--set " + shown(key) + "=" + shown(value) + ": " + what;
+    };
+    if (!tty) return bad("applies to tty-paste only");
+    if (key == "irq_cpu" || key == "hog_cpu") {
+        const auto v = parse_u64(value);
+        if (!v || *v > 7) return bad("expected a core number from 0 to 7 (below cores)");
+        (key == "irq_cpu" ? irq_cpu : hog_cpu.emplace()) = static_cast<unsigned>(*v);
+    } else if (key == "hog_us" || key == "hog_period_us") {
+        const auto v = parse_double(value);
+        if (!v || *v < 0 || *v > 1e7) return bad("expected a number of microseconds from 0 to 1e7");
+        if (key == "hog_period_us" && *v == 0) return bad("the period must be more than 0");
+        (key == "hog_us" ? hog_us : hog_period_us) = *v;
+    } else if (key == "hog_sync") {
+        if (value != "none" && value != "rx_irq") return bad("expected none or rx_irq");
+        hog_sync = value;
+    } else if (key == "rx_trigger") {
+        static const char* const pl011_levels[] = {"1/8", "1/4", "1/2", "3/4", "7/8"};
+        static const char* const levels_16550[] = {"1", "4", "8", "14"};
+        if (uart_model == "16550") {
+            if (std::find(std::begin(levels_16550), std::end(levels_16550), value) == std::end(levels_16550))
+                return bad("the 16550's RX trigger is 1, 4, 8 or 14 bytes");
+        } else if (std::find(std::begin(pl011_levels), std::end(pl011_levels), value) ==
+                   std::end(pl011_levels)) {
+            return bad("the PL011's RX level is 1/8, 1/4, 1/2, 3/4 or 7/8 full");
+        }
+        rx_trigger = value;
+    } else { // hz
+        if (value != "100" && value != "250" && value != "300" && value != "1000")
+            return bad("expected 100, 250, 300 or 1000");
+        hz = static_cast<unsigned>(std::stoul(value));
+    }
+    return std::optional<std::string>{};
+}
+
 std::optional<std::string> params::set(const std::string& key, const std::string& value) {
-    auto bad = [&](const char* what) { return "--set " + key + "=" + value + ": " + what; };
+    auto bad = [&](const std::string& what) {
+        return "--set " + shown(key) + "=" + shown(value) + ": " + what;
+    };
     const bool is_16550 = uart_model == "16550";
+    if (auto r = set_tty_key(key, value)) return *r;
     if (!is_16550 &&
         (key == "reg_shift" || key == "reg_io_width" || key == "thre_delay_ns" || key == "tx_drain_ns"))
         return bad("applies to the 16550 scenarios only");
     if (key == "cpu_hz" || key == "uartclk_hz" || key == "baud") {
         const auto v = parse_u64(value);
         if (!v || *v == 0) return bad("expected a positive whole number");
+        if (key == "uartclk_hz" && *v > max_uartclk_hz)
+            return bad("at most 10^12 Hz: one UARTCLK cycle must last at least the 1 ps time resolution");
         (key == "cpu_hz" ? cpu_hz : key == "uartclk_hz" ? uartclk_hz : baud) = *v;
     } else if (key == "mmio_read_ns" || key == "mmio_write_ns") {
         const auto v = parse_double(value);
@@ -93,15 +157,21 @@ std::optional<std::string> params::set(const std::string& key, const std::string
         const auto v = parse_double(value);
         if (!v || *v < 0 || *v > 1e9) return bad("expected a number of nanoseconds from 0 to 1e9");
         (key == "thre_delay_ns" ? thre_delay_ns : tx_drain_ns) = *v;
+    } else if (key == "cores") {
+        const auto v = parse_u64(value);
+        if (!v || *v < 1 || *v > 8) return bad("expected a whole number of cores from 1 to 8");
+        cores = static_cast<unsigned>(*v);
     } else if (key == "reset_after_write") {
+        if (tty) return bad("applies to earlycon-pl011 and console-8250 only");
         const auto v = parse_bool(value);
         if (!v) return bad("expected 0 or 1");
         reset_after_write = *v;
     } else {
-        return "--set " + key +
-               ": unknown key (known: cpu_hz, mmio_read_ns, mmio_write_ns, relax_cycles, "
+        return "--set " + shown(key) +
+               ": unknown key (known: cpu_hz, cores, mmio_read_ns, mmio_write_ns, relax_cycles, "
                "uartclk_hz, baud, frame, fifo_depth, uart_base, reset_after_write, reg_shift, reg_io_width, "
-               "thre_delay_ns, tx_drain_ns)";
+               "thre_delay_ns, tx_drain_ns, irq_cpu, hog_us, hog_period_us, hog_cpu, hog_sync, rx_trigger, "
+               "hz)";
     }
     return std::nullopt;
 }
@@ -116,7 +186,19 @@ std::uint64_t uart16550_divisor(std::uint64_t clock, std::uint64_t baud) {
     return static_cast<std::uint64_t>((static_cast<unsigned __int128>(clock) + 8 * baud) / (16 * baud));
 }
 
+std::optional<std::string> params::check_tty() const {
+    const std::string have =
+        " (the machine has " + std::to_string(cores) + (cores == 1 ? " core" : " cores") + ": --set cores=N)";
+    if (irq_cpu >= cores) return "irq_cpu " + std::to_string(irq_cpu) + " is not a core" + have;
+    if (hog_cpu && *hog_cpu >= cores) return "hog_cpu " + std::to_string(*hog_cpu) + " is not a core" + have;
+    if (hog_us > 0 && hog_period_us <= hog_us)
+        return "hog_period_us must be more than hog_us (the hog holds IRQs off for hog_us of every period)";
+    return std::nullopt;
+}
+
 std::optional<std::string> params::check() const {
+    if (tty)
+        if (auto err = check_tty()) return err;
     if (uart_model == "16550") {
         if (cpu_hz > 100'000'000'000ull) return "cpu_hz above 100 GHz is not a CPU";
         if (cpu_hz < 1'000'000) return "cpu_hz below 1 MHz is not a CPU that prints a boot log";
@@ -150,6 +232,7 @@ nlohmann::json params::to_json() const {
     if (uart_model == "16550") {
         const std::uint64_t div = uart16550_divisor(uartclk_hz, baud);
         return {{"cpu_hz", cpu_hz},
+                {"cores", cores},
                 {"mmio_read_ns", mmio_read_ns},
                 {"mmio_write_ns", mmio_write_ns},
                 {"relax_cycles", relax_cycles},
@@ -172,6 +255,7 @@ nlohmann::json params::to_json() const {
     std::uint32_t ibrd = 0, fbrd = 0;
     pl011_divisor(uartclk_hz, baud, ibrd, fbrd);
     return {{"cpu_hz", cpu_hz},
+            {"cores", cores},
             {"mmio_read_ns", mmio_read_ns},
             {"mmio_write_ns", mmio_write_ns},
             {"relax_cycles", relax_cycles},

@@ -4,13 +4,23 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include <uartvp/serial_format.h>
 
 namespace uartvp::program {
+
+// Bad usage or input: exit code 2, one line on stderr, nothing run.
+struct usage_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// A value as an error message quotes it: at most its first 80 characters, then "...".
+std::string shown(std::string_view value);
 
 struct params {
     // CPU side
@@ -20,6 +30,8 @@ struct params {
     unsigned relax_cycles = 4; // cpu_relax()
     // device side
     std::uint64_t uartclk_hz = 24'000'000;
+    // One UARTCLK cycle must last at least the program's time resolution (1 ps).
+    static constexpr std::uint64_t max_uartclk_hz = 1'000'000'000'000;
     std::uint64_t baud = 115200;
     serial_format frame;
     unsigned fifo_depth = 32;
@@ -31,6 +43,19 @@ struct params {
     unsigned reg_shift = 0, reg_io_width = 1;
     double thre_delay_ns = 0; // THRE rises this long after the last byte left THR/FIFO
     double tx_drain_ns = 0;   // each byte waits this long at the head of THR/FIFO
+    // machine: cores of the kernel model (scenarios that use one core leave the others idle)
+    unsigned cores = 1;
+    // tty-paste (its profiles set `tty`): the UART's IRQ routed to irq_cpu, a task on hog_cpu (default
+    // irq_cpu) holding IRQs off for hog_us every hog_period_us (at the UART IRQ's rise with hog_sync
+    // rx_irq), the RX trigger level ("": as Linux programs it), the kernel's HZ.
+    bool tty = false;
+    unsigned irq_cpu = 0;
+    double hog_us = 0, hog_period_us = 10000;
+    std::optional<unsigned> hog_cpu;
+    std::string hog_sync = "none";
+    std::string rx_trigger;
+    unsigned hz = 250;
+    unsigned hog_cpu_or_irq_cpu() const { return hog_cpu ? *hog_cpu : irq_cpu; }
     // run
     bool reference = false;         // reference mode: every poll a transaction, the RTL clocked every cycle
     bool reset_after_write = false; // assert the UART's reset right after the last write returns
@@ -39,6 +64,8 @@ struct params {
     std::optional<std::string> set(const std::string& key, const std::string& value);
     // Cross-checks (the divisor the rate needs must exist); an error message, or nothing.
     std::optional<std::string> check() const;
+    std::optional<std::optional<std::string>> set_tty_key(const std::string& key, const std::string& value);
+    std::optional<std::string> check_tty() const;
     nlohmann::json to_json() const;
     static const std::map<std::string, std::string>& keys(); // key -> description
 };

@@ -1,5 +1,6 @@
 #include "pl011_platform.h"
 
+#include "stop.h"
 #include "waves.h"
 
 #include <cstdlib>
@@ -31,13 +32,16 @@ static pl011_config uart_config(const params& p, const std::string& rtl_vcd) {
 
 pl011_platform::pl011_platform(const sc_module_name& name, const params& p, const std::string& rtl_vcd)
     : sc_module(name)
-    , cpu0("cpu0", 0, make_timing(p))
+    , kernel("kernel", p.cores, make_timing(p))
+    , cpu0(kernel.cpu(0))
     , bus("bus")
     , uart("uart0", uart_config(p, rtl_vcd))
     , monitor("console", static_cast<double>(p.baud), p.frame)
     , m_p(p) {
-    cpu0.set_collapse_polls(!p.reference);
-    cpu0.bus.bind(bus.target);
+    for (auto& c : kernel.cores) {
+        c->set_collapse_polls(!p.reference);
+        c->bus.bind(bus.target);
+    }
     bus.map(uart.bus, p.uart_base, pl011::map_size, "uart0");
     uart.txd(txd);
     uart.irq(irq);
@@ -83,7 +87,7 @@ void pl011_platform::supervise() {
 }
 
 void pl011_platform::run() {
-    sc_start();
+    stop::simulate();
 }
 
 } // namespace uartvp::program
@@ -92,6 +96,7 @@ namespace uartvp::program {
 
 void pl011_platform::add_waves(waves& w) {
     w.cpu_and_bus(cpu0);
+    w.cores(kernel);
     w.begin_group("UART0 (PL011)");
     w.level(uart.tx_fifo_level, "uart0.tx_fifo_level", m_p.fifo_depth);
     w.level(uart.rx_fifo_level, "uart0.rx_fifo_level", m_p.fifo_depth);

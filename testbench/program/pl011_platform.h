@@ -3,6 +3,7 @@
 #include <optional>
 
 #include <uartvp/cpu/core.h>
+#include <uartvp/cpu/machine.h>
 #include <uartvp/line_monitor.h>
 #include <uartvp/pl011.h>
 #include <uartvp/router.h>
@@ -17,7 +18,8 @@ public:
     sc_core::sc_signal<bool> txd{"txd", true}, irq{"irq", false}, rxd{"rxd", true};
     // Asserted by a task (a reboot) and released by the platform.
     sc_core::sc_signal<bool, sc_core::SC_MANY_WRITERS> nreset{"nreset", true};
-    cpu::core cpu0;
+    cpu::machine kernel; // `cores` cores; the console prints from cpu0
+    cpu::core& cpu0;
     router bus;
     pl011 uart;
     line_monitor monitor;

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "scenario.h"
 
 #include <stdexcept>
@@ -6,9 +7,11 @@ namespace uartvp::program {
 
 scenario_def earlycon_pl011_scenario();
 scenario_def console_8250_scenario();
+scenario_def tty_paste_scenario();
 
 const std::vector<scenario_def>& scenarios() {
-    static const std::vector<scenario_def> all{earlycon_pl011_scenario(), console_8250_scenario()};
+    static const std::vector<scenario_def> all{earlycon_pl011_scenario(), console_8250_scenario(),
+                                               tty_paste_scenario()};
     return all;
 }
 
@@ -20,8 +23,9 @@ const scenario_def* find_scenario(const std::string& name) {
 
 run_result console_result(const run_request& rq, const scoreboard& sb, const line_monitor& monitor,
                           const cpu::core& cpu, const cpu::task_stats& boot,
-                          const sc_core::sc_time& line_idle_at, std::uint64_t bytes_written,
-                          unsigned tx_fifo_max) {
+                          const sc_core::sc_time& line_idle_at, std::uint64_t payload_lines,
+                          std::uint64_t bytes_written, unsigned tx_fifo_max) {
+    if (const std::string why = rq.payload->error(); !why.empty()) throw std::runtime_error(why);
     // The simulation ran out of events with the task still polling: its loop waits for a change that
     // nothing will bring (literal execution would spin forever). Or simulated time ran out of range.
     if (!cpu.idle())
@@ -35,7 +39,7 @@ run_result console_result(const run_request& rq, const scoreboard& sb, const lin
     r.profile = rq.profile;
     r.params = rq.p.to_json();
     r.payload_source = rq.payload_source;
-    r.payload_lines = rq.payload.size();
+    r.payload_lines = payload_lines;
     r.expect_loss = rq.expect_loss;
     r.sim_time_ns = (boot.end - boot.start).to_seconds() * 1e9;
     r.line_idle_ns = line_idle_at > boot.start ? (line_idle_at - boot.start).to_seconds() * 1e9 : 0;
@@ -64,6 +68,42 @@ run_result console_result(const run_request& rq, const scoreboard& sb, const lin
     r.host["delta_cycles"] = deltas;
     r.host["time_steps"] = sc_core::sc_get_curr_simcontext()->change_stamp() - deltas;
     return r;
+}
+
+void add_kernel_results(run_result& r, const cpu::machine& m) {
+    auto ns = [](const sc_core::sc_time& t) { return t.to_seconds() * 1e9; };
+    nlohmann::json per_core = nlohmann::json::array(), tasks = nlohmann::json::array(),
+                   lines = nlohmann::json::array(), reports = nlohmann::json::array();
+    double off_max = 0, off_total = 0;
+    for (const auto& c : m.cores) {
+        const cpu::core_stats& s = c->stats();
+        per_core.push_back({{"cpu", c->id()},
+                            {"irq_off_max_ns", ns(s.irq_off_max)},
+                            {"irq_off_total_ns", ns(s.irq_off_total)},
+                            {"irq_off_windows", s.irq_off_windows},
+                            {"hardirq_ns", ns(s.hardirq)},
+                            {"busy_ns", ns(s.busy)}});
+        off_max = std::max(off_max, ns(s.irq_off_max));
+        off_total += ns(s.irq_off_total);
+        for (const cpu::task_stats& t : c->tasks())
+            tasks.push_back({{"name", t.name}, {"cpu", t.cpu}, {"cpu_ns", ns(t.cpu_time)}});
+    }
+    for (const cpu::irq_line_stats& l : m.irq_lines())
+        lines.push_back({{"name", l.name},
+                         {"cpu", l.cpu},
+                         {"count", l.count},
+                         {"latency_max_ns", ns(l.latency_max)},
+                         {"latency_mean_ns", l.served ? ns(l.latency_total) / l.served : 0.0}});
+    static const char* const kinds[] = {"detected", "continued", "unstuck"};
+    for (const cpu::csd_report& c : m.csd_reports())
+        reports.push_back({{"kind", kinds[c.kind]},
+                           {"time_ns", ns(c.time)},
+                           {"cpu", c.cpu},
+                           {"target_cpu", c.target_cpu},
+                           {"wait_ns", ns(c.wait)}});
+    r.kernel = {{"per_core", per_core}, {"tasks", tasks}, {"irq_lines", lines}, {"csd_reports", reports}};
+    r.irq_off_max_ns = off_max;
+    r.irq_off_total_ns = off_total;
 }
 
 nlohmann::json run_result::to_json() const {
@@ -104,6 +144,10 @@ nlohmann::json run_result::to_json() const {
                         {"throughput_kbps", throughput_kbps()}};
     if (seed_kbps >= 0) j["seed_kbps"] = seed_kbps;
     if (!line_text_head.empty()) j["line_text_head"] = line_text_head;
+    for (const auto& [k, v] : kernel.items())
+        j[k] = v;
+    for (const auto& [k, v] : extra.items())
+        j[k] = v;
     return j;
 }
 

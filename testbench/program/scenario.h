@@ -2,6 +2,7 @@
 // Scenarios: a platform, a workload and the driver routine under test, in named variants (before and
 // after a patch) and timing profiles. One run is one simulation, in its own process.
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,18 +10,20 @@
 #include <nlohmann/json.hpp>
 
 #include <uartvp/cpu/core.h>
+#include <uartvp/cpu/machine.h>
 #include <uartvp/line_monitor.h>
 #include <uartvp/scoreboard.h>
 
 #include "params.h"
+#include "payload.h"
 
 namespace uartvp::program {
 
 struct run_request {
     std::string scenario, variant, profile;
     params p;
-    std::vector<std::string> payload; // console writes, one per log line
-    std::string payload_source;       // "generated:N" or the file name
+    std::shared_ptr<payload_reader> payload; // console writes, one per log line, read as printed
+    std::string payload_source;              // "generated:N" or the file name
     bool expect_loss = false;
     std::string vcd;      // write waves to this DIR/NAME.vcd (and NAME.gtkw, NAME.lines.vcd beside it)
     bool vcd_rtl = false; // and the UART's full RTL trace, NAME.rtl.vcd
@@ -55,12 +58,24 @@ struct run_result {
     double throughput_kbps() const { return sim_time_ns > 0 ? bytes_written / sim_time_ns * 1e6 : 0; }
     double seed_kbps = -1;
     std::string line_text_head; // the first decoded characters, when the scenario keeps them
+    // The kernel model's figures: per_core, tasks, irq_lines, csd_reports (see kernel_results()).
+    nlohmann::json kernel = nlohmann::json::object();
+    // A scenario's own figures, put into the JSON as they are (tty-paste: the received side).
+    nlohmann::json extra = nlohmann::json::object();
+    // The received side's scoreboard (what a reader got against what was pasted), when there is one.
+    std::uint64_t rx_lost_bytes = 0, rx_corrupted_bytes = 0, rx_duplicated_bytes = 0, rx_extra_bytes = 0;
     bool expect_loss = false;
-    bool clean() const { return lost_bytes + corrupted_bytes + duplicated_bytes + extra_bytes == 0; }
-    // What the run's expectation allows: --expect-loss covers lost bytes, never corrupted, duplicated
-    // or extra ones.
+    bool clean() const {
+        return lost_bytes + corrupted_bytes + duplicated_bytes + extra_bytes + rx_lost_bytes +
+                   rx_corrupted_bytes + rx_duplicated_bytes + rx_extra_bytes ==
+               0;
+    }
+    // What the run's expectation allows: --expect-loss covers lost bytes (sent or received), never
+    // corrupted, duplicated or extra ones.
     bool as_expected() const {
-        return clean() || (expect_loss && corrupted_bytes + duplicated_bytes + extra_bytes == 0);
+        return clean() || (expect_loss && corrupted_bytes + duplicated_bytes + extra_bytes +
+                                                  rx_corrupted_bytes + rx_duplicated_bytes + rx_extra_bytes ==
+                                              0);
     }
     nlohmann::json to_json() const;
 };
@@ -81,6 +96,10 @@ struct scenario_def {
     std::string default_profile;
     std::size_t default_payload_bytes;
     std::function<run_result(const run_request&)> run;
+    // What `compare` prints for the runs' JSON, if not the console scenarios' table. Optional.
+    std::function<std::string(const std::vector<nlohmann::json>& runs)> compare_table;
+    // Lines `run` adds to its summary (label, value). Optional.
+    std::function<std::vector<std::pair<std::string, std::string>>(const run_result&)> summary_rows;
     // Refuses parameters that some of the given variants cannot honour, before anything runs: an error
     // message naming them, or nothing. Optional.
     std::function<std::optional<std::string>(const std::vector<std::string>& variants, const params&)>
@@ -92,8 +111,12 @@ struct scenario_def {
 // core and its boot task; the scenario adds its own (UART cycles, seed figures, wall time).
 run_result console_result(const run_request& rq, const scoreboard& sb, const line_monitor& monitor,
                           const cpu::core& cpu, const cpu::task_stats& boot,
-                          const sc_core::sc_time& line_idle_at, std::uint64_t bytes_written,
-                          unsigned tx_fifo_max);
+                          const sc_core::sc_time& line_idle_at, std::uint64_t payload_lines,
+                          std::uint64_t bytes_written, unsigned tx_fifo_max);
+
+// The machine's figures for the JSON (per_core, tasks, irq_lines, csd_reports); also sets the result's
+// irq_off_max_ns and irq_off_total_ns over all cores.
+void add_kernel_results(run_result& r, const cpu::machine& m);
 
 const std::vector<scenario_def>& scenarios();
 const scenario_def* find_scenario(const std::string& name);

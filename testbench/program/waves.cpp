@@ -1,13 +1,13 @@
 #include "waves.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <stdexcept>
+
+#include "outputs.h"
+#include "params.h"
 
 namespace uartvp::program {
 
@@ -32,15 +32,12 @@ constexpr const char* f_group_end = "@1000200";
 } // namespace
 
 std::string waves_path_problem(const std::string& p) {
+    const std::string what = "--vcd " + shown(p);
     if (p.size() < 5 || p.compare(p.size() - 4, 4, ".vcd") != 0 || p.back() == '/')
-        return "--vcd " + p + ": expected a file name ending in .vcd";
-    if (stem_of(p).empty()) return "--vcd " + p + ": expected a file name before .vcd";
-    if (access(dir_of(p).c_str(), W_OK) != 0) return "--vcd " + p + ": cannot write in " + dir_of(p);
-    for (const std::string& f : waves_outputs(p)) {
-        struct stat st {};
-        if (stat(f.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
-            return "--vcd " + p + ": " + f + " is not a file";
-    }
+        return what + ": expected a file name ending in .vcd";
+    if (stem_of(p).empty()) return what + ": expected a file name before .vcd";
+    for (const std::string& f : waves_outputs(p))
+        if (std::string why = outputs::path_problem(f, what); !why.empty()) return why;
     return "";
 }
 
@@ -56,19 +53,20 @@ waves::waves(const std::string& vcd_path, double baud) {
     m_gtkw = dir + "/" + stem + ".gtkw";
     m_lines_path = dir + "/" + stem + ".lines.vcd";
     m_rtl_path = dir + "/" + stem + ".rtl.vcd";
-    m_tmp_base = dir + "/." + stem + ".tmp" + std::to_string(getpid());
-    m_vcd_writer = std::make_unique<vcd_writer>("waves_vcd", m_tmp_base + ".vcd");
+    m_vcd_tmp = outputs::temporary(m_vcd);
+    m_lines_tmp = outputs::temporary(m_lines_path);
+    m_gtkw_tmp = outputs::temporary(m_gtkw);
+    m_vcd_writer = std::make_unique<vcd_writer>("waves_vcd", m_vcd_tmp);
     m_baud = baud;
-    m_lines =
-        std::make_unique<lines_vcd>("lines_vcd", m_tmp_base + ".lines.vcd", lines_vcd::timescale_for(baud));
+    m_lines = std::make_unique<lines_vcd>("lines_vcd", m_lines_tmp, lines_vcd::timescale_for(baud));
 }
 
 waves::~waves() {
-    if (m_done) return;
+    if (m_done) return; // complete: outputs::commit() puts the files in place
     if (m_vcd_writer) m_vcd_writer->close();
     if (m_lines) m_lines->close();
-    for (const char* ext : {".vcd", ".lines.vcd", ".gtkw", ".rtl.vcd"})
-        std::remove((m_tmp_base + ext).c_str());
+    for (const std::string* f : {&m_vcd_tmp, &m_lines_tmp, &m_gtkw_tmp, &m_rtl_tmp})
+        if (!f->empty()) std::remove(f->c_str());
 }
 
 void waves::add(const std::string& flags, const std::string& signal) {
@@ -128,6 +126,7 @@ void waves::cpu_and_bus(cpu::core& cpu) {
     begin_group("CPU");
     number(cpu.running_task, c + ".task");
     bit(cpu.irqs_off, c + ".irqs_off");
+    bit(cpu.in_hardirq, c + ".in_hardirq");
     bit(cpu.polling, c + ".polling");
     number(cpu.poll_reads, c + ".poll_reads");
     end_group();
@@ -139,6 +138,19 @@ void waves::cpu_and_bus(cpu::core& cpu) {
     cpu.observe_bus();
 }
 
+void waves::cores(cpu::machine& m) {
+    if (m.cores.size() < 2) return;
+    begin_group("Other CPUs");
+    for (std::size_t i = 1; i < m.cores.size(); ++i) {
+        cpu::core& c = *m.cores[i];
+        const std::string n = c.basename();
+        number(c.running_task, n + ".task");
+        bit(c.irqs_off, n + ".irqs_off");
+        bit(c.in_hardirq, n + ".in_hardirq");
+    }
+    end_group();
+}
+
 void waves::lines(sc_core::sc_signal_in_if<bool>& txd, sc_core::sc_signal_in_if<bool>& rxd) {
     begin_group("Lines");
     line(txd, "lines.txd", "txd");
@@ -147,37 +159,30 @@ void waves::lines(sc_core::sc_signal_in_if<bool>& txd, sc_core::sc_signal_in_if<
 }
 
 std::string waves::rtl_trace_path() {
-    m_rtl = true;
-    return m_tmp_base + ".rtl.vcd";
+    if (m_rtl_tmp.empty()) m_rtl_tmp = outputs::temporary(m_rtl_path);
+    return m_rtl_tmp;
 }
 
 void waves::finish() {
-    if (!m_vcd_writer->close() || !m_lines->close()) throw std::runtime_error("cannot write " + m_vcd);
-    {
-        std::ofstream g(m_tmp_base + ".gtkw");
-        const std::string vcd_name =
-            m_vcd.substr(m_vcd.rfind('/') == std::string::npos ? 0 : m_vcd.rfind('/') + 1);
-        // The VCD is named relative to the save file, so the pair can move together; open both:
-        // gtkwave DIR/NAME.vcd DIR/NAME.gtkw
-        g << "[*] uartvp waves: gtkwave NAME.vcd NAME.gtkw\n"
-          << "[dumpfile] \"" << vcd_name << "\"\n"
-          << "[timestart] 0\n[size] 1600 900\n[pos] -1 -1\n"
-          // Zoom to about 40 characters over the window (GTKWave's zoom: -(log2 of ps per pixel) - 8).
-          << "*" << -std::ceil(std::log2(40 * 10 * 1e12 / m_baud / 1300)) - 8
-          << ".000000 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n"
-          << "[sst_width] 250\n[signals_width] 280\n[sst_expanded] 1\n[sst_vpaned_height] 300\n";
-        for (const std::string& l : m_save)
-            g << l << "\n";
-        g << "[pattern_trace] 1\n[pattern_trace] 0\n";
-        g.close();
-        if (!g) throw std::runtime_error("cannot write " + m_gtkw);
-    }
-    // The save file names the VCD relative to itself: GTKWave finds it beside the .gtkw.
-    if (std::rename((m_tmp_base + ".vcd").c_str(), m_vcd.c_str()) != 0 ||
-        std::rename((m_tmp_base + ".lines.vcd").c_str(), m_lines_path.c_str()) != 0 ||
-        std::rename((m_tmp_base + ".gtkw").c_str(), m_gtkw.c_str()) != 0 ||
-        (m_rtl && std::rename((m_tmp_base + ".rtl.vcd").c_str(), m_rtl_path.c_str()) != 0))
-        throw std::runtime_error("cannot write " + m_vcd);
+    if (!m_vcd_writer->close() || !m_lines->close()) throw std::runtime_error("cannot write " + shown(m_vcd));
+    std::ofstream g(m_gtkw_tmp);
+    const std::string vcd_name =
+        m_vcd.substr(m_vcd.rfind('/') == std::string::npos ? 0 : m_vcd.rfind('/') + 1);
+    // The VCD is named relative to the save file, so the pair can move together; open both:
+    // gtkwave DIR/NAME.vcd DIR/NAME.gtkw
+    g << "[*] uartvp waves: gtkwave NAME.vcd NAME.gtkw\n"
+      << "[dumpfile] \"" << vcd_name << "\"\n"
+      << "[timestart] 0\n[size] 1600 900\n[pos] -1 -1\n"
+      // Zoom to about 40 characters over the window (GTKWave's zoom: -(log2 of ps per pixel) - 8).
+      << "*" << -std::ceil(std::log2(40 * 10 * 1e12 / m_baud / 1300)) - 8
+      << ".000000 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n"
+      << "[sst_width] 250\n[signals_width] 280\n[sst_expanded] 1\n[sst_vpaned_height] 300\n";
+    for (const std::string& l : m_save)
+        g << l << "\n";
+    g << "[pattern_trace] 1\n[pattern_trace] 0\n";
+    g.close();
+    if (!g) throw std::runtime_error("cannot write " + shown(m_gtkw));
+    // The renames wait for the run's other outputs: outputs::commit().
     m_done = true;
 }
 

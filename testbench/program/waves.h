@@ -1,8 +1,9 @@
 #pragma once
 // Waves of one run: NAME.vcd (FIFO levels, flags, lines, IRQs, tasks, IRQs-off, bus
 // accesses), NAME.gtkw (a GTKWave save file: the signals grouped, ordered and formatted) and
-// NAME.lines.vcd (the serial lines alone, in the form Debian's sigrok-cli reads). All three are
-// written under temporary names and renamed into place by finish(), so a failed run leaves none.
+// NAME.lines.vcd (the serial lines alone, in the form Debian's sigrok-cli reads). All are written under
+// temporary names (outputs::temporary) and renamed into place with the run's other outputs by
+// outputs::commit(), so a failed or interrupted run leaves none.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -11,6 +12,7 @@
 #include <systemc>
 
 #include <uartvp/cpu/core.h>
+#include <uartvp/cpu/machine.h>
 #include <uartvp/lines_vcd.h>
 #include <uartvp/vcd_writer.h>
 
@@ -37,12 +39,14 @@ public:
 
     // The groups every platform has: CPU (task, IRQs off, polling spans) and Bus (accesses); Lines.
     void cpu_and_bus(cpu::core& cpu);
+    // Every core of the machine: the task running, IRQs off, in hard IRQ (core 0's beside its bus signals).
+    void cores(cpu::machine& m);
     void lines(sc_core::sc_signal_in_if<bool>& txd, sc_core::sc_signal_in_if<bool>& rxd);
 
     // A path for the full RTL trace (NAME.rtl.vcd, written by the model itself), renamed with the rest.
     std::string rtl_trace_path();
 
-    // Closes the files, writes the save file and renames all into place.
+    // Closes the files and writes the save file; throws std::runtime_error if a write failed.
     void finish();
     const std::string& vcd_path() const { return m_vcd; }
     const std::string& gtkw_path() const { return m_gtkw; }
@@ -54,8 +58,8 @@ private:
         std::string text; // a save-file line: "@flags" or a signal
     };
     void add(const std::string& flags, const std::string& signal);
-    std::string m_vcd, m_gtkw, m_lines_path, m_tmp_base, m_rtl_path;
-    bool m_rtl = false;
+    std::string m_vcd, m_gtkw, m_lines_path, m_rtl_path;
+    std::string m_vcd_tmp, m_lines_tmp, m_gtkw_tmp, m_rtl_tmp;
     std::unique_ptr<vcd_writer> m_vcd_writer;
     std::unique_ptr<lines_vcd> m_lines;
     std::vector<std::string> m_save;

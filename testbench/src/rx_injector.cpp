@@ -114,9 +114,11 @@ void rx_injector::run() {
             sc_core::wait(m_queued);
         }
         m_busy = true;
-        const item it = m_queue.front();
+        // The item in flight is a member, not a local: SystemC never unwinds a thread still suspended
+        // when the simulation stops, and a local's text would then never be freed.
+        m_sending = std::move(m_queue.front());
         m_queue.pop_front();
-        send_item(it);
+        send_item(m_sending);
     }
 }
 

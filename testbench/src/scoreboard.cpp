@@ -53,9 +53,11 @@ void scoreboard::set_data_bits(unsigned bits) {
 }
 
 void scoreboard::expect(std::string_view bytes) {
+    // The limit applies to the bytes of earlier writes: this write's bytes all wait, however long it is
+    // (a console write of a megabyte is still on its way, byte by byte, when it is handed over).
+    trim();
     for (char c : bytes)
         m_expected.push_back(static_cast<std::uint8_t>(c));
-    trim();
 }
 
 void scoreboard::observe(std::uint8_t byte, sc_core::sc_time when) {

@@ -140,3 +140,62 @@ TEST(bootlog, split_keeps_newlines_and_an_unterminated_last_line) {
         joined += l;
     EXPECT_EQ(split_log_lines(joined), generate_boot_log(20000));
 }
+
+// Pinned from the generator that built the whole log before returning it (seed 3): the stream gives the
+// same records, cut at the same place.
+TEST(bootlog, the_stream_gives_the_records_the_whole_log_generator_gave) {
+    struct pinned {
+        std::size_t bytes, lines;
+        std::uint64_t fnv1a;
+    };
+    const pinned cases[] = {
+        {1, 1, 4953169953723056587ull},        {15, 1, 12351490949336702213ull},
+        {100, 2, 8520211283505356343ull},      {1000, 17, 2050547735373718537ull},
+        {4096, 65, 12628851558858578305ull},   {6543, 108, 9707433216359571509ull},
+        {99000, 1503, 1929860476562535912ull}, {300000, 4519, 6159204884375918048ull},
+    };
+    for (const pinned& c : cases) {
+        uartvp::sw::boot_log_stream s(c.bytes, 3);
+        std::uint64_t h = 1469598103934665603ull;
+        std::size_t n = 0;
+        for (std::string l; s.next(l); ++n)
+            for (char ch : l)
+                h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
+        EXPECT_EQ(n, c.lines) << c.bytes;
+        EXPECT_EQ(h, c.fnv1a) << c.bytes;
+        std::string l;
+        EXPECT_FALSE(s.next(l)) << "stays at the end";
+    }
+    uartvp::sw::boot_log_stream empty(0);
+    std::string l;
+    EXPECT_FALSE(empty.next(l));
+}
+
+// A 2^28-byte log streamed whole: its records are produced as they are read, so the generator's memory
+// does not grow (a whole-log generator builds about 700 MB for this size).
+TEST(bootlog, streaming_a_long_log_holds_a_few_records_at_a_time) {
+#if defined(__SANITIZE_ADDRESS__)
+    GTEST_SKIP()
+        << "resident memory is measured without AddressSanitizer (its quarantine keeps freed memory)";
+#endif
+    auto rss_kb = [] {
+        std::FILE* f = std::fopen("/proc/self/statm", "r");
+        unsigned long pages = 0, resident = 0;
+        if (f) {
+            if (std::fscanf(f, "%lu %lu", &pages, &resident) != 2) resident = 0;
+            std::fclose(f);
+        }
+        return resident * 4;
+    };
+    const std::size_t bytes = std::size_t{1} << 28;
+    uartvp::sw::boot_log_stream s(bytes, 1);
+    const unsigned long start = rss_kb();
+    std::size_t total = 0, lines = 0;
+    unsigned long peak = start;
+    for (std::string l; s.next(l);) {
+        total += l.size();
+        if (++lines % 100000 == 0) peak = std::max(peak, rss_kb());
+    }
+    EXPECT_EQ(total, bytes);
+    EXPECT_LT(peak, start + 20 * 1024) << "resident memory grew with the log: " << peak << " kB";
+}

@@ -333,8 +333,8 @@ TEST(Pl011Debug, ReadBeforeTheAnnotatedDelayMovesNoOutput) {
     sc_start(sc_time(100, SC_US));
     ASSERT_EQ(t.irq_log.size(), 1u);
     EXPECT_TRUE(t.irq_log[0].second);
-    EXPECT_EQ(t.irq_log[0].first, write_edge) << "IRQ rose at " << t.irq_log[0].first << ", the write's edge is "
-                                              << write_edge;
+    EXPECT_EQ(t.irq_log[0].first, write_edge)
+        << "IRQ rose at " << t.irq_log[0].first << ", the write's edge is " << write_edge;
 }
 
 // ---- 4. PL011 byte enables: no lane enabled, nothing happens
@@ -374,7 +374,8 @@ TEST(Pl011ByteEnables, NoLaneEnabledReadsNothingAndChangesNothing) {
         EXPECT_TRUE(x.a.dbg(RSR) & 1) << "an ECR write with no lane enabled clears nothing";
         data = 0x7FF;
         EXPECT_EQ(none(true, ICR, data), tlm::TLM_OK_RESPONSE);
-        EXPECT_EQ(x.a.dbg(RIS), x.a.dbg(RIS) | (ris0 & (INT_RX | INT_FE))) << "an ICR write with no lane enabled";
+        EXPECT_EQ(x.a.dbg(RIS), x.a.dbg(RIS) | (ris0 & (INT_RX | INT_FE)))
+            << "an ICR write with no lane enabled";
         EXPECT_TRUE(x.a.dbg(RIS) & INT_RX);
         // The same writes with their lanes enabled do clear: the checks above can fail.
         x.a.wr(RSR, 0);

@@ -5,12 +5,13 @@
 // CSD lock and its debug reports at their times, contended spinlocks.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
+#include <tlm_utils/multi_passthrough_target_socket.h>
 #include <uartvp/cpu/kernel.h>
 #include <uartvp/cpu/machine.h>
-#include <tlm_utils/multi_passthrough_target_socket.h>
 
 #include "sim_main.h"
 
@@ -82,10 +83,14 @@ TEST(KernelSched, LowerNiceFirstThenFirstComeFirstServed) {
     UARTVP_SIM_TEST();
     bench b(1);
     std::vector<std::string> order;
-    b.m.cpu(0).create_task("a", [&] { order.push_back("a"); }, 0);
-    b.m.cpu(0).create_task("b", [&] { order.push_back("b"); }, -5);
-    b.m.cpu(0).create_task("c", [&] { order.push_back("c"); }, 0);
-    b.m.cpu(0).create_task("d", [&] { order.push_back("d"); }, 5);
+    b.m.cpu(0).create_task(
+        "a", [&] { order.push_back("a"); }, 0);
+    b.m.cpu(0).create_task(
+        "b", [&] { order.push_back("b"); }, -5);
+    b.m.cpu(0).create_task(
+        "c", [&] { order.push_back("c"); }, 0);
+    b.m.cpu(0).create_task(
+        "d", [&] { order.push_back("d"); }, 5);
     sc_start(ms(1));
     EXPECT_EQ(order, (std::vector<std::string>{"b", "a", "c", "d"}));
 }
@@ -103,7 +108,13 @@ TEST(KernelSched, ScheduleYieldsWithinALevelCondReschedOnlyToABetterTask) {
     });
     b.m.cpu(0).create_task("b", [&] {
         order.push_back("b1");
-        kthread_run_on_cpu([&](void*) { order.push_back("hi"); return 0; }, nullptr, 0, "hi")->nice = -10;
+        kthread_run_on_cpu(
+            [&](void*) {
+                order.push_back("hi");
+                return 0;
+            },
+            nullptr, 0, "hi")
+            ->nice = -10;
         cond_resched(); // a better task is runnable: it runs now
         order.push_back("b2");
     });
@@ -220,7 +231,10 @@ TEST(KernelTime, WaitEventTimeoutReturnsZeroWhenTheTimeRunsOut) {
     bench b(1);
     wait_queue_head wq;
     long left = -1;
-    b.m.cpu(0).create_task("t", [&] { left = wait_event_timeout(wq, [] { return false; }, 5); });
+    b.m.cpu(0).create_task("t", [&] {
+        left = wait_event_timeout(
+            wq, [] { return false; }, 5);
+    });
     sc_start(ms(100));
     EXPECT_EQ(left, 0);
 }
@@ -241,6 +255,63 @@ TEST(KernelTime, TheTickCostsItsTimeOnEveryCore) {
     EXPECT_GE(b.m.cpu(1).stats().interrupts, 40u) << "the idle core ticks too";
 }
 
+// An hrtimer sleep ends at its own time, not at a jiffy's tick (HZ 250 here: ticks every 4 ms).
+TEST(KernelTime, HrtimeoutWakesAtItsOwnTimeAbsoluteOrRelative) {
+    UARTVP_SIM_TEST();
+    bench b(1);
+    sc_time woke_abs, woke_rel;
+    int r_abs = -1, r_rel = -1;
+    ktime_t before = -1;
+    b.m.cpu(0).create_task("sleeper", [&] {
+        udelay(3);
+        before = ktime_get();
+        ktime_t t = 1'234'567;
+        r_abs = schedule_hrtimeout(&t, HRTIMER_MODE_ABS);
+        woke_abs = now_local();
+        t = 10'000;
+        r_rel = schedule_hrtimeout(&t, HRTIMER_MODE_REL);
+        woke_rel = now_local();
+    });
+    sc_start(ms(20));
+    EXPECT_EQ(before, 3000);
+    EXPECT_EQ(r_abs, 0);
+    EXPECT_EQ(woke_abs, sc_time(1'234'567, SC_NS));
+    EXPECT_EQ(r_rel, 0);
+    EXPECT_EQ(woke_rel, sc_time(1'244'567, SC_NS));
+}
+
+// The timer's interrupt waits for IRQs on at its core (the sleeper runs once the task holding the core
+// gives it up); a wake-up before the time ends the sleep with -EINTR.
+TEST(KernelTime, HrtimeoutWaitsForIrqsOnAndAnEarlyWakeUpReturnsEintr) {
+    UARTVP_SIM_TEST();
+    bench b(2);
+    sc_time woke0, woke1;
+    int r1 = 0;
+    task_struct* sleeper1 = nullptr;
+    b.m.cpu(0).create_task("sleeper", [&] {
+        ktime_t t = 100'000;
+        schedule_hrtimeout(&t, HRTIMER_MODE_ABS);
+        woke0 = now_local();
+    });
+    b.m.cpu(0).create_task("holder", [&] {
+        irqflags f;
+        local_irq_save(f);
+        udelay(500); // the timer is due at 100 us, in here
+        local_irq_restore(f);
+        udelay(50); // then the holder still has the core
+    });
+    sleeper1 = &b.m.cpu(1).create_task("sleeper1", [&] {
+        ktime_t t = 1'000'000;
+        r1 = schedule_hrtimeout(&t, HRTIMER_MODE_ABS);
+        woke1 = now_local();
+    });
+    b.m.cpu(0).create_task("waker", [&] { wake_up_process(sleeper1); }, 5); // after the holder
+    sc_start(ms(5));
+    EXPECT_EQ(woke0, us(550));
+    EXPECT_EQ(r1, -4);
+    EXPECT_EQ(woke1, us(550));
+}
+
 // ---- interrupts
 
 TEST(KernelIrq, HandlerRunsAtTheAssertionTimeAndTheTaskResumesAfterIt) {
@@ -251,12 +322,15 @@ TEST(KernelIrq, HandlerRunsAtTheAssertionTimeAndTheTaskResumesAfterIt) {
     bench b(1, p);
     sc_time entered, task_end;
     b.m.cpu(0).create_task("boot", [&] {
-        request_irq(b.irq, [&](int, void*) {
-            entered = now_local();
-            udelay(5);
-            b.line.write(false); // the handler clears the source
-            return IRQ_HANDLED;
-        }, 0, "dev", nullptr);
+        request_irq(
+            b.irq,
+            [&](int, void*) {
+                entered = now_local();
+                udelay(5);
+                b.line.write(false); // the handler clears the source
+                return IRQ_HANDLED;
+            },
+            0, "dev", nullptr);
         udelay(100); // the interrupt comes in the middle
         task_end = now_local();
     });
@@ -275,11 +349,14 @@ TEST(KernelIrq, MaskedInterruptIsTakenWhenIrqsAreEnabledAgain) {
     bench b(1);
     sc_time entered;
     b.m.cpu(0).create_task("boot", [&] {
-        request_irq(b.irq, [&](int, void*) {
-            entered = now_local();
-            b.line.write(false);
-            return IRQ_HANDLED;
-        }, 0, "dev", nullptr);
+        request_irq(
+            b.irq,
+            [&](int, void*) {
+                entered = now_local();
+                b.line.write(false);
+                return IRQ_HANDLED;
+            },
+            0, "dev", nullptr);
         udelay(10);
         irqflags f;
         local_irq_save(f);
@@ -300,11 +377,14 @@ TEST(KernelIrq, LineRoutedToAnotherCoreLeavesThisOneAlone) {
     sc_time task_end;
     unsigned handled_on = 99;
     b.m.cpu(0).create_task("boot", [&] {
-        request_irq(b.irq2, [&](int, void*) {
-            handled_on = smp_processor_id();
-            b.line2.write(false);
-            return IRQ_HANDLED;
-        }, 0, "dev2", nullptr);
+        request_irq(
+            b.irq2,
+            [&](int, void*) {
+                handled_on = smp_processor_id();
+                b.line2.write(false);
+                return IRQ_HANDLED;
+            },
+            0, "dev2", nullptr);
         udelay(100);
         task_end = now_local();
     });
@@ -313,6 +393,118 @@ TEST(KernelIrq, LineRoutedToAnotherCoreLeavesThisOneAlone) {
     EXPECT_EQ(handled_on, 1u);
     EXPECT_EQ(task_end, us(100));
     EXPECT_EQ(b.m.cpu(0).stats().interrupts, 0u);
+}
+
+// The worst phase of an IRQs-off window: a task woken by the line's rise ahead of its interrupt
+// (make_runnable_first) takes the idle core and disables IRQs at that very instant, so the handler
+// waits for the whole window. Woken the plain way, the handler runs first.
+sc_time handler_entry_with_window_at_the_rise(bool first) {
+    cpu::kernel_params p;
+    p.irq_entry = sc_time(300, SC_NS);
+    bench b(1, p);
+    sc_time entered, window_at;
+    task_struct* hog = nullptr;
+    b.m.cpu(0).create_task("boot", [&] {
+        request_irq(b.irq, [&](int, void*) {
+            entered = now_local();
+            b.line.write(false);
+            return IRQ_HANDLED;
+        }, 0, "dev", nullptr);
+    });
+    hog = &b.m.cpu(0).create_task("hog", [&] {
+        schedule_timeout(-1); // until the line rises
+        irqflags f;
+        local_irq_save(f);
+        window_at = now_local();
+        udelay(50);
+        local_irq_restore(f);
+    });
+    b.m.on_irq_raised(b.irq, [&] {
+        if (first)
+            hog->cpu->make_runnable_first(*hog);
+        else
+            hog->cpu->make_runnable(*hog);
+    });
+    b.raise_at(b.line, us(40));
+    sc_start(ms(1));
+    EXPECT_EQ(window_at, first ? us(40) : us(40) + sc_time(300, SC_NS));
+    EXPECT_EQ(b.m.cpu(0).stats().irq_off_max, us(50));
+    return entered;
+}
+
+TEST(KernelIrq, TaskWokenFirstAtTheRiseHoldsTheInterruptForItsWholeWindow) {
+    UARTVP_SIM_TEST();
+    EXPECT_EQ(handler_entry_with_window_at_the_rise(true), us(90) + sc_time(300, SC_NS));
+}
+
+TEST(KernelIrq, TaskWokenPlainlyAtTheRiseRunsAfterTheInterrupt) {
+    UARTVP_SIM_TEST();
+    EXPECT_EQ(handler_entry_with_window_at_the_rise(false), us(40) + sc_time(300, SC_NS));
+}
+
+// On a busy core the interrupt interrupts the running task at its time; the task woken first runs when
+// the core is given up.
+TEST(KernelIrq, TaskWokenFirstOnABusyCoreWaitsForTheCore) {
+    UARTVP_SIM_TEST();
+    bench b(1);
+    sc_time entered, hog_ran;
+    task_struct* hog = nullptr;
+    hog = &b.m.cpu(0).create_task("hog", [&] {
+        schedule_timeout(-1);
+        hog_ran = now_local();
+    });
+    b.m.cpu(0).create_task("busy", [&] {
+        request_irq(b.irq, [&](int, void*) {
+            entered = now_local();
+            b.line.write(false);
+            return IRQ_HANDLED;
+        }, 0, "dev", nullptr);
+        udelay(200);
+    });
+    b.m.on_irq_raised(b.irq, [&] { hog->cpu->make_runnable_first(*hog); });
+    b.raise_at(b.line, us(40));
+    sc_start(ms(1));
+    EXPECT_EQ(entered, us(40));
+    EXPECT_EQ(hog_ran, us(200));
+}
+
+// A handler's accesses count for the task it interrupted; on an idle core, for the core's idle stats.
+TEST(KernelIrq, HandlerAccessesCountForTheInterruptedTaskOrTheIdleCore) {
+    UARTVP_SIM_TEST();
+    struct ram : sc_module {
+        tlm_utils::multi_passthrough_target_socket<ram, 32> target{"target"};
+        explicit ram(const sc_module_name& n)
+            : sc_module(n) {
+            target.register_b_transport(this, &ram::b_transport);
+        }
+        void b_transport(int, tlm::tlm_generic_payload& tx, sc_time&) {
+            std::memset(tx.get_data_ptr(), 0, tx.get_data_length());
+            tx.set_response_status(tlm::TLM_OK_RESPONSE);
+        }
+    };
+    sc_signal<bool, SC_MANY_WRITERS> line{"line", false};
+    cpu::machine m("machine", 1, timing());
+    ram mem("mem");
+    m.cpu(0).bus.bind(mem.target);
+    const int irq = m.add_irq_line(line, "dev", 0);
+    m.cpu(0).create_task("boot", [&] {
+        request_irq(irq, [&](int, void*) {
+            (void)readl(0x1000);
+            line.write(false);
+            return IRQ_HANDLED;
+        }, 0, "dev", nullptr);
+        udelay(100); // the first interrupt comes in here
+    });
+    sc_spawn([&] {
+        sc_core::wait(us(50));
+        line.write(true);
+        sc_core::wait(us(150)); // the core is idle by then
+        line.write(true);
+    });
+    sc_start(ms(1));
+    EXPECT_EQ(m.cpu(0).tasks()[0].mmio_reads, 1u);
+    EXPECT_EQ(m.cpu(0).idle_stats().mmio_reads, 1u);
+    EXPECT_EQ(m.irq_lines()[0].count, 2u);
 }
 
 TEST(KernelIrq, IrqWorkRunsAtTheNextIrqsOnPointLazyAtTheNextTick) {
@@ -360,7 +552,8 @@ ipi_run ipi_with_irqs_off(const sc_time& hold, bool debug, unsigned cores = 2) {
     b.m.cpu(0).create_task("kworker", [&] {
         udelay(1000);
         r.called_at = now_local();
-        smp_call_function_single(1, [&](void*) { r.ran_at = now_local(); }, nullptr, 1);
+        smp_call_function_single(
+            1, [&](void*) { r.ran_at = now_local(); }, nullptr, 1);
         r.returned_at = now_local();
     });
     sc_start(ms(200));

@@ -42,6 +42,8 @@ constexpr const char* earlycon_variants[] = {
 constexpr const char* earlycon_profiles[] = {"hw", "vm"};
 constexpr const char* console_variants[] = {"putchar", "fifo", "fifo-v6.14", "fifo-before-init", "early"};
 constexpr const char* console_profiles[] = {"pc", "slow-bmc", "soc"};
+constexpr const char* tty_variants[] = {"read", "echo", "write"};
+constexpr const char* tty_profiles[] = {"hw", "pc"};
 
 // `uartvp list`: scenario -> (variants, profiles), each line's first word under "variants:"/"profiles:".
 std::map<std::string, std::pair<std::set<std::string>, std::set<std::string>>> listed() {
@@ -80,11 +82,13 @@ template <std::size_t N> std::set<std::string> as_set(const char* const (&a)[N])
 
 TEST(Modes, EveryListedVariantAndProfileIsCovered) {
     const auto m = listed();
-    ASSERT_EQ(m.size(), 2u) << "a new scenario needs its own fast-against-reference tests";
+    ASSERT_EQ(m.size(), 3u) << "a new scenario needs its own fast-against-reference tests";
     EXPECT_EQ(m.at("earlycon-pl011").first, as_set(earlycon_variants));
     EXPECT_EQ(m.at("earlycon-pl011").second, as_set(earlycon_profiles));
     EXPECT_EQ(m.at("console-8250").first, as_set(console_variants));
     EXPECT_EQ(m.at("console-8250").second, as_set(console_profiles));
+    EXPECT_EQ(m.at("tty-paste").first, as_set(tty_variants));
+    EXPECT_EQ(m.at("tty-paste").second, as_set(tty_profiles));
 }
 
 class EarlyconModes : public ::testing::TestWithParam<std::tuple<const char*, const char*>> {};
@@ -137,3 +141,32 @@ TEST(EarlyconModes, FastGivesTheSameResultsAsReference_ReadsFasterThanTheUartClo
     check_modes("earlycon-pl011", "v2", "hw",
                 "--payload-bytes 300 --set mmio_read_ns=40 --set mmio_write_ns=10");
 }
+
+// tty-paste: interrupts, a kworker, a reader or writer, on one core; then on two cores with the IRQ on
+// one and a task holding IRQs off on the other; then the hog at the RX interrupt's rise on the IRQ's
+// core, which loses characters (every hog window opens with the FIFO at its trigger level).
+constexpr const char* tty_setups[] = {"one_core", "two_cores_hog", "hog_at_rx_irq"};
+
+class TtyModes : public ::testing::TestWithParam<std::tuple<const char*, const char*, const char*>> {};
+
+TEST_P(TtyModes, FastGivesTheSameResultsAsReference) {
+    const auto [variant, profile, setup] = GetParam();
+    std::string extra = "--payload-bytes 600";
+    if (std::string(setup) == "two_cores_hog")
+        extra += " --set cores=2 --set irq_cpu=1 --set hog_cpu=0 --set hog_us=1500 --set hog_period_us=4000";
+    if (std::string(setup) == "hog_at_rx_irq")
+        extra += " --set hog_us=1500 --set hog_period_us=4000 --set hog_sync=rx_irq --expect-loss";
+    check_modes("tty-paste", variant, profile, extra);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllVariantsAndProfiles, TtyModes,
+                         ::testing::Combine(::testing::ValuesIn(tty_variants),
+                                            ::testing::ValuesIn(tty_profiles),
+                                            ::testing::ValuesIn(tty_setups)),
+                         [](const auto& info) {
+                             std::string n = std::string(std::get<0>(info.param)) + "_" +
+                                             std::get<1>(info.param) + "_" + std::get<2>(info.param);
+                             for (char& c : n)
+                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                             return n;
+                         });

@@ -186,3 +186,38 @@ TEST(Program, EarlyconQdf2400ConsoleReturnsOnTxfeOneCharacterBeforeTheLineIsIdle
     EXPECT_EQ(qdf["tx_fifo_max"], 32) << "no wait per byte: the FIFO fills, unlike the qdf2400-e44 earlycon";
     EXPECT_EQ(qdf["lost_bytes"], 0);
 }
+
+// The console scenarios print from core 0: with more cores the others stay idle and every simulated
+// figure is the one-core run's; each core and task is reported.
+TEST(Program, MoreCoresLeaveEveryConsoleResultAsOnOneCore) {
+    for (const std::string& scenario : {std::string("earlycon-pl011 --variant console --profile hw"),
+                                        std::string("console-8250 --variant fifo --profile pc")}) {
+        const std::string sc = scenario.substr(0, scenario.find(' ')), rest = scenario.substr(scenario.find(' '));
+        const nlohmann::json one = run_json(sc, rest + " --payload-bytes 2000");
+        const nlohmann::json four = run_json(sc, rest + " --payload-bytes 2000 --set cores=4");
+        for (const auto& [key, value] : one.items()) {
+            if (key == "wall_s" || key == "transactions" || key == "rtl_edges_evaluated" || key == "rtl_eval_s" ||
+                key == "params" || key == "per_core" || key == "tasks")
+                continue;
+            EXPECT_EQ(four[key], value) << sc << ": " << key;
+        }
+        ASSERT_EQ(one["per_core"].size(), 1u);
+        ASSERT_EQ(four["per_core"].size(), 4u);
+        EXPECT_EQ(four["params"]["cores"], 4);
+        for (unsigned c = 1; c < 4; ++c) {
+            EXPECT_EQ(four["per_core"][c]["cpu"], c);
+            EXPECT_EQ(four["per_core"][c]["busy_ns"], 0.0) << sc << ": core " << c << " stays idle";
+        }
+        EXPECT_EQ(four["per_core"][0]["irq_off_max_ns"], four["irq_off_max_ns"]);
+        EXPECT_GT(four["per_core"][0]["busy_ns"].get<double>(), 0.0);
+        ASSERT_GE(four["tasks"].size(), 2u);
+        EXPECT_EQ(four["tasks"][1]["name"], "boot");
+        EXPECT_EQ(four["tasks"][1]["cpu"], 0);
+        EXPECT_TRUE(four["irq_lines"].is_array());
+        EXPECT_TRUE(four["csd_reports"].empty());
+    }
+    const result bad = run_uartvp("run earlycon-pl011 --set cores=9");
+    EXPECT_EQ(bad.code, 2);
+    EXPECT_NE(bad.err.find("cores from 1 to 8"), std::string::npos) << bad.err;
+    EXPECT_EQ(run_uartvp("run console-8250 --set cores=0").code, 2);
+}

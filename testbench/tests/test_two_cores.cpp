@@ -101,6 +101,10 @@ void run_script(const std::vector<op>& ops, op_log& out) {
         out.push_back(v);
         out.push_back(cpu::core::current().local_time().value());
     };
+    // A bounded poll: its last value, how many reads, whether it timed out.
+    auto note_poll = [&](const kapi::poll_result& r) {
+        note(r.value | std::uint64_t(r.reads) << 32 | std::uint64_t(r.timed_out) << 63);
+    };
     for (const op& o : ops) {
         switch (o.kind) {
         case op_kind::pl_write_dr:
@@ -114,9 +118,9 @@ void run_script(const std::vector<op>& ops, op_log& out) {
             note(spin_while(readl, pl_base + FR, [](std::uint32_t v) { return (v & FR_TXFF) != 0; }));
             break;
         case op_kind::pl_poll_rx: {
-            const auto r = poll_udelay(readl, pl_base + FR, [](std::uint32_t v) { return (v & FR_RXFE) != 0; },
-                                       20 + o.arg % 200, 0);
-            note(r.value | std::uint64_t(r.reads) << 32 | std::uint64_t(r.timed_out) << 63);
+            note_poll(poll_udelay(
+                readl, pl_base + FR, [](std::uint32_t v) { return (v & FR_RXFE) != 0; }, 20 + o.arg % 200,
+                0));
             break;
         }
         case op_kind::pl_read_dr:
@@ -137,9 +141,8 @@ void run_script(const std::vector<op>& ops, op_log& out) {
             note(readl(pl_base + MIS));
             break;
         case op_kind::pl_wait_drained: { // until the other core has emptied the RX FIFO
-            const auto r = poll_udelay(readl, pl_base + FR, [](std::uint32_t v) { return !(v & FR_RXFE); },
-                                       20 + o.arg % 200, 0);
-            note(r.value | std::uint64_t(r.reads) << 32 | std::uint64_t(r.timed_out) << 63);
+            note_poll(poll_udelay(
+                readl, pl_base + FR, [](std::uint32_t v) { return !(v & FR_RXFE); }, 20 + o.arg % 200, 0));
             break;
         }
         case op_kind::com_write_thr:
@@ -150,9 +153,8 @@ void run_script(const std::vector<op>& ops, op_log& out) {
             note(spin_while(inb, com_port + LSR, [](std::uint32_t v) { return !(v & LSR_THRE); }));
             break;
         case op_kind::com_poll_dr: {
-            const auto r = poll_udelay(inb, com_port + LSR, [](std::uint32_t v) { return !(v & LSR_DR); },
-                                       10 + o.arg % 100, 0);
-            note(r.value | std::uint64_t(r.reads) << 32 | std::uint64_t(r.timed_out) << 63);
+            note_poll(poll_udelay(
+                inb, com_port + LSR, [](std::uint32_t v) { return !(v & LSR_DR); }, 10 + o.arg % 100, 0));
             break;
         }
         case op_kind::com_read_rbr:
@@ -172,15 +174,14 @@ void run_script(const std::vector<op>& ops, op_log& out) {
             note(4);
             break;
         case op_kind::com_wait_drained: {
-            const auto r = poll_udelay(inb, com_port + LSR, [](std::uint32_t v) { return (v & LSR_DR) != 0; },
-                                       10 + o.arg % 100, 0);
-            note(r.value | std::uint64_t(r.reads) << 32 | std::uint64_t(r.timed_out) << 63);
+            note_poll(poll_udelay(
+                inb, com_port + LSR, [](std::uint32_t v) { return (v & LSR_DR) != 0; }, 10 + o.arg % 100, 0));
             break;
         }
         case op_kind::com_wait_not_thri: { // until another reader of IIR has taken the THRE interrupt
-            const auto r = poll_udelay(inb, com_port + IIR, [](std::uint32_t v) { return (v & 0x0F) == 0x02; },
-                                       10 + o.arg % 100, 0);
-            note(r.value | std::uint64_t(r.reads) << 32 | std::uint64_t(r.timed_out) << 63);
+            note_poll(poll_udelay(
+                inb, com_port + IIR, [](std::uint32_t v) { return (v & 0x0F) == 0x02; }, 10 + o.arg % 100,
+                0));
             break;
         }
         case op_kind::delay:
@@ -231,11 +232,12 @@ struct platform : sc_module {
         : sc_module(n)
         , cpu0("cpu0", id0, timing())
         , cpu1("cpu1", id1, timing())
-        , uart("uart", [&] {
-            pl011_config c;
-            c.clock_every_cycle = reference;
-            return c;
-        }())
+        , uart("uart",
+               [&] {
+                   pl011_config c;
+                   c.clock_every_cycle = reference;
+                   return c;
+               }())
         , com("com", [] {
             uart16550_config c;
             c.clock_hz = 24'000'000;
@@ -307,7 +309,8 @@ void run_twins(unsigned seed, unsigned ops) {
         ASSERT_EQ(fast.seen[c].size(), ref.seen[c].size()) << "core " << c;
         for (std::size_t i = 0; i < ref.seen[c].size(); ++i)
             ASSERT_EQ(fast.seen[c][i], ref.seen[c][i])
-                << "core " << c << ", entry " << i << " (" << (i % 2 ? "time" : "value") << " of op " << i / 2 << ")";
+                << "core " << c << ", entry " << i << " (" << (i % 2 ? "time" : "value") << " of op " << i / 2
+                << ")";
         const cpu::core& f = c ? fast.cpu1 : fast.cpu0;
         const cpu::core& r = c ? ref.cpu1 : ref.cpu0;
         for (std::size_t t = 0; t < r.tasks().size(); ++t) {
@@ -358,9 +361,10 @@ void pop_at_a_poll_read(std::uint64_t k) {
     for (platform* p : {&fast_ab, &ref_ab, &fast_ba, &ref_ba}) {
         p->cpu0.add_task("setup", [] { setup_uarts(); });
         p->cpu0.add_task("poll", [p, &reads, t0_ns] {
-            kapi::ndelay(static_cast<unsigned long>(t0_ns - cpu::core::current().local_time().value() / 1000));
-            const auto r = kapi::poll_udelay(kapi::readl, pl_base + FR,
-                                             [](std::uint32_t v) { return !(v & FR_RXFE); }, 1000, 0);
+            kapi::ndelay(
+                static_cast<unsigned long>(t0_ns - cpu::core::current().local_time().value() / 1000));
+            const auto r = kapi::poll_udelay(
+                kapi::readl, pl_base + FR, [](std::uint32_t v) { return !(v & FR_RXFE); }, 1000, 0);
             reads[p] = r.reads;
             p->seen[0].push_back(cpu::core::current().local_time().value());
         });
@@ -414,17 +418,19 @@ struct irq_platform : sc_module {
     SC_HAS_PROCESS(irq_platform);
     irq_platform(const sc_module_name& n, bool reference)
         : sc_module(n)
-        , m("machine", 2, timing(), [] {
-            cpu::kernel_params p;
-            p.irq_entry = sc_time(240, SC_NS);
-            p.irq_exit = sc_time(160, SC_NS);
-            return p;
-        }())
-        , uart("uart", [&] {
-            pl011_config c;
-            c.clock_every_cycle = reference;
-            return c;
-        }())
+        , m("machine", 2, timing(),
+            [] {
+                cpu::kernel_params p;
+                p.irq_entry = sc_time(240, SC_NS);
+                p.irq_exit = sc_time(160, SC_NS);
+                return p;
+            }())
+        , uart("uart",
+               [&] {
+                   pl011_config c;
+                   c.clock_every_cycle = reference;
+                   return c;
+               }())
         , com("com", [] {
             uart16550_config c;
             c.clock_hz = 24'000'000;
@@ -460,27 +466,34 @@ void run_irq_twins(unsigned seed, unsigned ops) {
         p->m.cpu(0).create_task("setup", [p] {
             using namespace kapi;
             setup_uarts();
-            request_irq(p->pl_line, [p](int, void*) {
-                const std::uint32_t mis = readl(pl_base + MIS);
-                while (!(readl(pl_base + FR) & FR_RXFE))
-                    p->handled[0].push_back(readl(pl_base + DR));
-                writel(mis, pl_base + ICR);
-                p->handled[0].push_back(cpu::core::current().local_time().value());
-                return IRQ_HANDLED;
-            }, 0, "uart-pl011", p);
+            request_irq(
+                p->pl_line,
+                [p](int, void*) {
+                    const std::uint32_t mis = readl(pl_base + MIS);
+                    while (!(readl(pl_base + FR) & FR_RXFE))
+                        p->handled[0].push_back(readl(pl_base + DR));
+                    writel(mis, pl_base + ICR);
+                    p->handled[0].push_back(cpu::core::current().local_time().value());
+                    return IRQ_HANDLED;
+                },
+                0, "uart-pl011", p);
             writel(0x50, pl_base + IMSC); // RX and RT
         });
         p->m.cpu(0).create_task("script", [p, &s0] { run_script(s0, p->seen[0]); });
         p->m.cpu(1).create_task("script", [p, &s1] {
             using namespace kapi;
             ndelay(8000);
-            request_irq(p->com_line, [p](int, void*) {
-                const std::uint8_t iir = inb(com_port + IIR);
-                while (inb(com_port + LSR) & LSR_DR)
-                    p->handled[1].push_back(inb(com_port + RBR) | 0x100);
-                p->handled[1].push_back(iir | std::uint64_t(cpu::core::current().local_time().value()) << 8);
-                return IRQ_HANDLED;
-            }, 0, "serial", p);
+            request_irq(
+                p->com_line,
+                [p](int, void*) {
+                    const std::uint8_t iir = inb(com_port + IIR);
+                    while (inb(com_port + LSR) & LSR_DR)
+                        p->handled[1].push_back(inb(com_port + RBR) | 0x100);
+                    p->handled[1].push_back(iir | std::uint64_t(cpu::core::current().local_time().value())
+                                                      << 8);
+                    return IRQ_HANDLED;
+                },
+                0, "serial", p);
             outb(0x01, com_port + IER); // received data available
             run_script(s1, p->seen[1]);
         });
@@ -504,7 +517,8 @@ void run_irq_twins(unsigned seed, unsigned ops) {
         ASSERT_EQ(fast.seen[c].size(), ref.seen[c].size()) << "core " << c;
         for (std::size_t i = 0; i < ref.seen[c].size(); ++i)
             ASSERT_EQ(fast.seen[c][i], ref.seen[c][i])
-                << "core " << c << ", entry " << i << " (" << (i % 2 ? "time" : "value") << " of op " << i / 2 << ")";
+                << "core " << c << ", entry " << i << " (" << (i % 2 ? "time" : "value") << " of op " << i / 2
+                << ")";
         EXPECT_EQ(fast.m.cpu(c).stats().hardirq, ref.m.cpu(c).stats().hardirq);
     }
     for (std::size_t l = 0; l < 2; ++l) {
@@ -513,7 +527,8 @@ void run_irq_twins(unsigned seed, unsigned ops) {
     }
     EXPECT_EQ(fast.changes, ref.changes);
     std::printf("interrupts: PL011 %llu, 16550 %llu; transactions fast %llu, reference %llu\n",
-                (unsigned long long)ref.m.irq_lines()[0].count, (unsigned long long)ref.m.irq_lines()[1].count,
+                (unsigned long long)ref.m.irq_lines()[0].count,
+                (unsigned long long)ref.m.irq_lines()[1].count,
                 (unsigned long long)(fast.m.cpu(0).transactions() + fast.m.cpu(1).transactions()),
                 (unsigned long long)(ref.m.cpu(0).transactions() + ref.m.cpu(1).transactions()));
 }
@@ -547,12 +562,15 @@ TEST(TwoCoresWithInterrupts, InterruptAtTheInstantOfACountedReadComesAfterThatRe
         p->m.cpu(0).create_task("boot", [p, res, k, period_ps] {
             using namespace kapi;
             setup_uarts();
-            request_irq(p->ext_line, [p, res](int, void*) {
-                res->entered = cpu::core::current().local_time();
-                res->reads_before = cpu::core::current().tasks()[0].mmio_reads;
-                p->ext.write(false);
-                return IRQ_HANDLED;
-            }, 0, "ext", p);
+            request_irq(
+                p->ext_line,
+                [p, res](int, void*) {
+                    res->entered = cpu::core::current().local_time();
+                    res->reads_before = cpu::core::current().tasks()[0].mmio_reads;
+                    p->ext.write(false);
+                    return IRQ_HANDLED;
+                },
+                0, "ext", p);
             writeb('x', pl_base + DR);
             cpu::core::current().sync();
             res->first_read = cpu::core::current().local_time();

@@ -27,7 +27,8 @@ struct cpu : sc_module {
         : sc_module(n) {
         SC_THREAD(run);
     }
-    void access(tlm_utils::simple_initiator_socket<cpu, 32>& s, std::uint64_t addr, std::uint32_t v, unsigned size) {
+    void access(tlm_utils::simple_initiator_socket<cpu, 32>& s, std::uint64_t addr, std::uint32_t v,
+                unsigned size) {
         tlm::tlm_generic_payload tx;
         tx.set_command(tlm::TLM_WRITE_COMMAND);
         tx.set_address(addr);

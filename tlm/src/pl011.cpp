@@ -277,10 +277,9 @@ void pl011::serve(tlm::tlm_generic_payload& tx, const detail::word_access& a, sc
     const sc_time now = sc_time_stamp();
     const std::uint64_t present = m_clock.edge_at_or_before(now);
     const bool side_effect = a.write || a.word == 0; // a DR read pops the RX FIFO and clears errors
-    // A read without side effects sees the registers as they are at the present edge. While none can
-    // change before it, the model answers as it stands, without catching up (in fast mode).
-    if (side_effect || m_cfg.clock_every_cycle || core.next_register_change() <= present)
-        core.catch_up(present);
+    // A read without side effects sees the registers as they are at the present edge. While nothing but
+    // counters changes before it, the model answers as it stands, without catching up (in fast mode).
+    if (side_effect || m_cfg.clock_every_cycle || core.read_needs_catch_up(present)) core.catch_up(present);
     const std::uint64_t at = std::max(core.cycle(), present) + 1;
     if (a.strb == 0) {
         // No byte lane enabled: nothing is read or written, no state changes.
@@ -309,7 +308,7 @@ void pl011::serve(tlm::tlm_generic_payload& tx, const detail::word_access& a, sc
         m_wake.notify(m_clock.time_of(at) - now); // the process shows the edge at its time
     } else if (promise) {
         // The value holds until the next edge at which a register may change by itself.
-        const std::uint64_t stable_until = core.next_register_change();
+        const std::uint64_t stable_until = core.next_register_change(present);
         m_impl->breaker.promise(*promise);
         promise->until = stable_until == std::numeric_limits<std::uint64_t>::max()
                              ? sc_max_time()

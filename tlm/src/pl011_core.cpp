@@ -1,7 +1,12 @@
 #include "pl011_core.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
@@ -23,6 +28,38 @@ namespace uartvp::detail {
 namespace {
 constexpr std::uint16_t fr_word = 0x018 >> 2; // UARTFR
 
+// The file under Verilator's VCD writer, keeping a write failure (a full disk) instead of letting the
+// writer see it: Verilator 5.006 reports one through its fatal handler while holding the trace's own
+// lock and hangs. What follows a failure is dropped; close_trace() raises it.
+class checked_vcd_file final : public VerilatedVcdFile {
+public:
+    bool open(const std::string& name) override {
+        m_fd = ::open(name.c_str(), O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0666);
+        return m_fd >= 0;
+    }
+    void close() override {
+        if (m_fd >= 0 && ::close(m_fd) != 0 && !m_errno) m_errno = errno;
+        m_fd = -1;
+    }
+    ssize_t write(const char* bufp, ssize_t len) override {
+        for (ssize_t done = 0; !m_errno && done < len;) {
+            const ssize_t n = ::write(m_fd, bufp + done, static_cast<std::size_t>(len - done));
+            if (n > 0)
+                done += n;
+            else if (n < 0 && errno == EINTR)
+                continue;
+            else
+                m_errno = n < 0 ? errno : EIO;
+        }
+        return len; // all of it, as far as the writer knows
+    }
+    int error() const { return m_errno; }
+
+private:
+    int m_fd = -1;
+    int m_errno = 0;
+};
+
 // Verilator 5 (Debian 12 has 5.006) finds a rising edge by comparing the clock with the value its last
 // eval() saw, kept in the model's root as __Vtrigrprev__TOP__clk. Where that member exists, an edge
 // sets it low instead of evaluating the model with the clock low first: that evaluation changes nothing
@@ -43,13 +80,15 @@ public:
         m_model->eval();
     }
     ~verilated_pl011() override {
-        close_trace();
+        end_trace();
         m_model->final();
     }
     void open_trace(const std::string& path) override {
         if constexpr (traced) {
             m_ctx->traceEverOn(true);
-            m_trace = std::make_unique<VerilatedVcdC>();
+            m_trace_file = std::make_unique<checked_vcd_file>();
+            m_trace = std::make_unique<VerilatedVcdC>(m_trace_file.get());
+            m_trace_path = path;
             m_model->trace(m_trace.get(), 99);
             m_trace->open(path.c_str());
             if (!m_trace->isOpen()) throw std::runtime_error("cannot write " + path);
@@ -60,9 +99,10 @@ public:
     void dump(std::uint64_t time_ps) override {
         if (m_trace) m_trace->dump(time_ps);
     }
+    // Throws std::runtime_error if a write of the trace failed.
     void close_trace() override {
-        if (m_trace) m_trace->close();
-        m_trace.reset();
+        if (const int err = end_trace())
+            throw std::runtime_error("cannot write " + m_trace_path + ": " + std::strerror(err));
     }
 
     // A settle evaluates with the clock low, which is also what the next rising edge needs to see
@@ -159,9 +199,20 @@ private:
         o.synced = m.synced;
         o.quiet = m.quiet;
     }
+    // Closes the trace; the error of a failed write, or 0.
+    int end_trace() {
+        if (!m_trace) return 0;
+        m_trace->close();
+        m_trace.reset();
+        const int err = m_trace_file->error();
+        m_trace_file.reset();
+        return err;
+    }
     std::unique_ptr<VerilatedContext> m_ctx;
     std::unique_ptr<model> m_model;
+    std::unique_ptr<checked_vcd_file> m_trace_file; // outlives m_trace, which writes through it
     std::unique_ptr<VerilatedVcdC> m_trace;
+    std::string m_trace_path;
 };
 
 // The Baud16 periods after the next enable, as the RTL's divider makes them: IBRD cycles, one more
@@ -361,10 +412,28 @@ std::uint64_t pl011_core::next_event_cycle() const {
     return next;
 }
 
-std::uint64_t pl011_core::next_register_change() const {
-    const std::uint64_t next = next_change(out().reg_ticks);
-    // An RXD change not yet applied reaches the receiver after the edge that loads it.
-    return m_rxd.empty() ? next : std::min(next, m_rxd.front().at + 1);
+bool pl011_core::read_needs_catch_up(std::uint64_t present) const {
+    // Up to the next edge at which more than counters change, the model's registers and its promise
+    // are those of any edge before: no catch-up. ev_ticks at its top is a horizon, not an event
+    // (nothing for at least that many enables), and a promise counts from the present.
+    return out().ev_ticks == 255 || next_change(out().ev_ticks) <= present ||
+           (!m_rxd.empty() && m_rxd.front().at <= present);
+}
+
+std::uint64_t pl011_core::next_register_change(std::uint64_t present) const {
+    // With RXD changes still to load (each at after + 2), plain clocking's synchroniser at edge q holds
+    // in its second stage what this model holds, in its first the change loaded at q + 1, and takes
+    // the one loaded at q + 2 next: if they differ it has not settled, and promises only the next edge.
+    if (!m_rxd.empty()) {
+        const std::uint64_t q = std::max(m_cycle, present);
+        bool s1 = m_rtl->in.rxd, raw = s1;
+        for (const pending_rxd& c : m_rxd) {
+            if (c.at == q + 1) s1 = raw = c.value;
+            if (c.at == q + 2) raw = c.value;
+        }
+        if (s1 != m_rtl->in.rxd || raw != s1) return q + 1;
+    }
+    return next_change(out().reg_ticks);
 }
 
 std::uint64_t pl011_core::next_change(unsigned ticks) const {
@@ -381,7 +450,7 @@ std::uint64_t pl011_core::next_change(unsigned ticks) const {
 bus_result pl011_core::access(std::uint64_t at, bool write, std::uint16_t word, std::uint8_t strb,
                               std::uint32_t& data, std::uint64_t* stable_until) {
     catch_up(at - 1);
-    if (stable_until) *stable_until = next_register_change();
+    if (stable_until) *stable_until = next_register_change(at - 1);
     pl011_inputs& in = m_rtl->in;
     in.sel = true;
     in.write = write;

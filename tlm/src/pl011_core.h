@@ -116,8 +116,13 @@ public:
     // The next edge at which an output can change with the inputs as they are, or at which a falling
     // RXD not yet applied may start a character nobody is planning for; UINT64_MAX if none.
     std::uint64_t next_event_cycle() const;
-    // The next edge at which a register's value can change, without bus writes or input changes.
-    std::uint64_t next_register_change() const;
+    // Whether a read without side effects at edge `present` needs the model caught up first: else the
+    // model, behind, answers and promises as it would there (fast mode).
+    bool read_needs_catch_up(std::uint64_t present) const;
+    // The next edge at which a register's value can change, without bus writes or input changes, for
+    // a read at edge `present` (>= cycle() unless !read_needs_catch_up(present)). While an RXD change
+    // waits to be loaded, the next edge: where plain clocking has its synchroniser unsettled, and says so.
+    std::uint64_t next_register_change(std::uint64_t present) const;
     // One register access on edge `at` (> cycle()): byte offset `word << 2`, lanes `strb`. A read
     // returns the 32-bit register as it was before that edge. Errors leave the model untouched.
     // `stable_until`, if given, receives the first edge at which the value read could differ (for a

@@ -59,7 +59,7 @@ private:
         sc_core::sc_time duration; // breaks only
         sc_core::sc_time at;
         options opt;
-        double baud;
+        double baud = 0;
         serial_format fmt;
     };
 
@@ -71,6 +71,7 @@ private:
     serial_format m_fmt;
     options m_defaults;
     std::deque<item> m_queue;
+    item m_sending; // the one being sent
     sc_core::sc_event m_queued;
     sc_core::sc_event m_done;
     bool m_busy = false;

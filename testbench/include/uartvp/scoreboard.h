@@ -13,8 +13,10 @@
 // Limits: a difference is classified up to 31 observed bytes late (finish() settles everything); a
 // corrupted or duplicated byte whose neighbourhood repeats within 30 bytes may show as lost + extra
 // instead; in a run of equal bytes the loss or duplicate is reported at the run's end (where the streams
-// first differ); reordering shows as lost + extra; more than max_pending (default 4096) waiting bytes
-// count the oldest as lost. Memory: at most max_pending expected bytes plus the window, however long the run.
+// first differ); reordering shows as lost + extra; when a write is handed over while more than
+// max_pending (default 4096) bytes of earlier writes still wait, the oldest of them count as lost (a dead
+// UART); the bytes of the latest write all wait, however long it is. Memory: at most max_pending expected
+// bytes plus the latest write plus the window, however long the run.
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -48,7 +50,7 @@ class scoreboard {
 public:
     explicit scoreboard(std::size_t max_pending = 4096);
 
-    // Append to the expected stream (as the software hands bytes to the UART).
+    // Append to the expected stream (as the software hands bytes to the UART): one console write.
     void expect(std::string_view bytes);
     // The next byte decoded from the wire.
     void observe(std::uint8_t byte, sc_core::sc_time when);

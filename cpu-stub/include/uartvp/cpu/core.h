@@ -57,8 +57,8 @@ struct task_stats {
 struct core_stats {
     sc_core::sc_time irq_off_total, irq_off_max;
     std::uint64_t irq_off_windows = 0;
-    sc_core::sc_time hardirq;  // time in hard-IRQ context (entry and exit costs included)
-    sc_core::sc_time busy;     // time not idle
+    sc_core::sc_time hardirq; // time in hard-IRQ context (entry and exit costs included)
+    sc_core::sc_time busy;    // time not idle
     std::uint64_t interrupts = 0;
 };
 
@@ -76,7 +76,8 @@ class core : public sc_core::sc_module {
 public:
     tlm_utils::simple_initiator_socket<core, 32> bus;
     // Observation for waves: the task running (index into tasks(), -1 idle), IRQs off, in hard IRQ.
-    // Written by whichever of the core's threads (a task's, the idle loop) holds the core, possibly twice in one delta (a task that ends at once): the last write wins.
+    // Written by whichever of the core's threads (a task's, the idle loop) holds the core, possibly twice in
+    // one delta (a task that ends at once): the last write wins.
     sc_core::sc_signal<int, sc_core::SC_UNCHECKED_WRITERS> running_task;
     sc_core::sc_signal<bool, sc_core::SC_UNCHECKED_WRITERS> irqs_off;
     sc_core::sc_signal<bool, sc_core::SC_UNCHECKED_WRITERS> in_hardirq;
@@ -99,6 +100,8 @@ public:
     // start of the simulation). Returns it (it lives as long as the core).
     task& create_task(std::string name, std::function<void()> body, int nice = 0);
     const std::deque<task_stats>& tasks() const { return m_stats; }
+    // The accesses and polls of interrupt handlers that ran while the core was idle (no task to charge).
+    const task_stats& idle_stats() const { return m_idle_stats; }
     const core_stats& stats() const { return m_core_stats; }
     unsigned id() const { return m_id; }
     const timing_profile& timing() const { return m_timing; }
@@ -112,8 +115,6 @@ public:
 
     // The core whose task (or interrupt handler) is executing: the kernel API acts on it.
     static core& current();
-    // Every core, by id (the kernel model's view of the machine).
-    static const std::vector<core*>& all();
 
     // Fast mode (the default): polling loops with promised values run as one operation.
     void set_collapse_polls(bool on) { m_collapse = on; }
@@ -155,6 +156,11 @@ public:
     // ---- scheduler (used by <uartvp/cpu/sched.h>)
     task* current_task() const { return m_current; }
     void make_runnable(task& t); // from any core or process, at the present time
+    // As make_runnable, ahead of the interrupts raised at this very instant: if t's core is idle now,
+    // t gets it at once and its first action at this instant comes before them, as if t had been
+    // woken an instant earlier (a busy core runs t when its task gives the core up, interrupts first).
+    // For instruments that must act at an interrupt's worst phase (machine::on_irq_raised).
+    void make_runnable_first(task& t);
     // The current task gives the core up: it stays runnable (schedule) or blocks until woken. A task
     // that stays runnable goes to the back of its level, or keeps its place if `preempted` (cond_resched).
     void schedule(bool block, bool preempted = false);
@@ -204,6 +210,8 @@ private:
     sc_core::sc_event m_idle, m_wake_idle, m_interrupt;
     bool m_idle_waiting = false;
     sc_core::sc_time m_skip_irq_check_at = sc_core::sc_max_time();
+    task* m_first = nullptr; // made runnable by make_runnable_first at m_first_at
+    sc_core::sc_time m_first_at;
     bool m_traced = false;
     // The access the strobe method shows next (it alone writes the bus signals).
     struct {
@@ -224,12 +232,12 @@ struct task {
     int nice = 0;
     std::function<void()> body;
     enum class state { runnable, running, blocked, dead } st = state::runnable;
-    std::uint64_t seq = 0;     // first come first served within a nice level
-    std::size_t index = 0;     // into core::tasks()
-    bool should_stop = false;  // kthread_stop() asked
-    bool woken = false;        // a wake-up came while it was about to block
-    int preempt_count = 0;     // preempt_disable() depth: no cond_resched() switch while > 0
-    sc_core::sc_event resume;  // the core hands itself to this task
+    std::uint64_t seq = 0;    // first come first served within a nice level
+    std::size_t index = 0;    // into core::tasks()
+    bool should_stop = false; // kthread_stop() asked
+    bool woken = false;       // a wake-up came while it was about to block
+    int preempt_count = 0;    // preempt_disable() depth: no cond_resched() switch while > 0
+    sc_core::sc_event resume; // the core hands itself to this task
     sc_core::sc_event exited;
     bool go = false;
     sc_core::sc_time on_cpu_since;

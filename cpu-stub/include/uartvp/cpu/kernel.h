@@ -84,7 +84,8 @@ unsigned smp_processor_id();
 unsigned num_online_cpus();
 task_struct* current_task();
 // A kthread bound to `cpu`, runnable at once (Linux: kthread_run_on_cpu(fn, data, cpu, namefmt)).
-task_struct* kthread_run_on_cpu(std::function<int(void*)> threadfn, void* data, unsigned cpu, const std::string& name);
+task_struct* kthread_run_on_cpu(std::function<int(void*)> threadfn, void* data, unsigned cpu,
+                                const std::string& name);
 bool kthread_should_stop();
 int kthread_stop(task_struct* t); // asks it to stop, wakes it and sleeps until it has ended
 void sched_set_normal(task_struct* t, int nice);
@@ -100,6 +101,14 @@ unsigned long jiffies();
 unsigned long msecs_to_jiffies(unsigned int ms);
 long schedule_timeout(long timeout); // sleeps until woken or `timeout` jiffies passed; the jiffies left
 void msleep(unsigned int ms);
+
+// High-resolution time: nanoseconds of simulated time, and sleeping to a time of one's own (an hrtimer
+// wakes the task, its interrupt taken on the task's core when that core has IRQs on).
+using ktime_t = std::int64_t;
+enum hrtimer_mode { HRTIMER_MODE_ABS, HRTIMER_MODE_REL };
+ktime_t ktime_get();
+// Sleeps until *expires (absolute, or from now); 0 once that time came, -EINTR if woken before.
+int schedule_hrtimeout(ktime_t* expires, hrtimer_mode mode);
 
 // Wait queues: wait_event(wq, cond) sleeps until cond() holds, rechecked after every wake_up(wq).
 struct wait_queue_head {
@@ -141,11 +150,11 @@ bool queue_work_on(unsigned cpu, work_struct& work);
 bool queue_work(work_struct& work); // on the current CPU
 
 // Interrupts (the line numbers are the machine's add_irq_line()s).
-using cpu::irqreturn_t;
 using cpu::IRQ_HANDLED;
 using cpu::IRQ_NONE;
-int request_irq(int irq, std::function<irqreturn_t(int, void*)> handler, unsigned long flags, const std::string& name,
-                void* dev_id);
+using cpu::irqreturn_t;
+int request_irq(int irq, std::function<irqreturn_t(int, void*)> handler, unsigned long flags,
+                const std::string& name, void* dev_id);
 void free_irq(int irq, void* dev_id);
 void disable_irq(int irq);
 void enable_irq(int irq);
@@ -156,7 +165,8 @@ bool irq_work_queue(irq_work* work);
 // SMP calls: the function runs on the target CPU in hard-IRQ context; with wait, the caller spins on
 // the CSD lock with IRQs on until it ran (kernel/smp.c). Preemption must be off or is made off.
 int smp_call_function_single(int cpu, std::function<void(void*)> func, void* info, int wait);
-void smp_call_function_many(const std::vector<unsigned>& mask, std::function<void(void*)> func, void* info, bool wait);
+void smp_call_function_many(const std::vector<unsigned>& mask, std::function<void(void*)> func, void* info,
+                            bool wait);
 void smp_call_function(std::function<void(void*)> func, void* info, int wait); // all other CPUs
 void kick_all_cpus_sync(); // smp_call_function(do_nothing, NULL, 1), as arm64's jump-label patching does
 

@@ -7,7 +7,8 @@
 //
 // Interrupt delivery: a core takes an interrupt at the time it is raised if it has IRQs enabled then,
 // else when it enables them (see <uartvp/cpu/core.h>); pending sources are taken in this order: IPIs
-// (the call-function queue), the tick (timers, lazy irq_work), device lines by number, irq_work.
+// (the call-function queue), the tick (timers, lazy irq_work), hrtimers, device lines by number,
+// irq_work.
 // Hard-IRQ context runs with IRQs off, costs irq_entry + handlers + irq_exit, and is counted apart
 // from the IRQs-off windows of tasks.
 #include <cstdint>
@@ -25,8 +26,9 @@
 namespace uartvp::cpu {
 
 struct kernel_params {
-    unsigned hz = 250;                          // 100, 250, 300 or 1000
-    sc_core::sc_time tick_cost = sc_core::SC_ZERO_TIME; // the tick interrupt's own cost (0: no tick unless needed)
+    unsigned hz = 250; // 100, 250, 300 or 1000
+    sc_core::sc_time tick_cost =
+        sc_core::SC_ZERO_TIME; // the tick interrupt's own cost (0: no tick unless needed)
     sc_core::sc_time irq_entry = sc_core::SC_ZERO_TIME, irq_exit = sc_core::SC_ZERO_TIME;
     std::uint64_t csd_lock_timeout_ms = 5000; // 0: off
     bool csdlock_debug = false;
@@ -45,6 +47,15 @@ struct irq_work {
 struct timer_list {
     std::function<void(timer_list*)> function;
     std::uint64_t expires = 0; // in jiffies
+    bool pending = false;
+    unsigned cpu = 0;
+};
+
+// A high-resolution timer (kernel/time/hrtimer.c): fires at its own time, not at a jiffy's tick, in
+// hard-IRQ context on the core that started it.
+struct hrtimer {
+    std::function<void(hrtimer*)> function;
+    sc_core::sc_time expires; // absolute simulated time
     bool pending = false;
     unsigned cpu = 0;
 };
@@ -81,6 +92,10 @@ public:
     // A device's interrupt line, routed to `cpu`; returns its number (during elaboration).
     int add_irq_line(sc_core::sc_signal_in_if<bool>& line, const std::string& name, unsigned cpu);
     const std::vector<irq_line_stats>& irq_lines() const { return m_line_stats; }
+    // An instrument for worst-phase experiments: `fn` runs (in a SystemC method, not on a core) at the
+    // instant line `irq` rises, before the interrupt is signalled to its core; it may wake a task
+    // ahead of that interrupt with core::make_runnable_first.
+    void on_irq_raised(int irq, std::function<void()> fn);
     const std::vector<csd_report>& csd_reports() const { return m_reports; }
     // Time spent in smp_call_function waits, per caller.
     sc_core::sc_time csd_wait_total() const { return m_csd_wait_total; }
@@ -95,6 +110,10 @@ public:
     sc_core::sc_time time_of_jiffy(std::uint64_t j) const;
     void add_timer(timer_list& t);
     bool del_timer(timer_list& t);
+    // Starts `t` on the current core, to fire at `expires` (absolute; a time already past fires at
+    // once); restarting a pending timer moves it. Cancel returns whether it was pending.
+    void hrtimer_start(hrtimer& t, const sc_core::sc_time& expires);
+    bool hrtimer_cancel(hrtimer& t);
     // IPIs: func runs on `target` in hard-IRQ context; with `wait`, the caller spins on the CSD lock
     // (IRQs on) until the target ran it.
     void call_function_single(unsigned target, std::function<void()> func, bool wait);
@@ -111,6 +130,8 @@ private:
     void on_line(int irq);
     void arm_tick(unsigned cpu);
     void tick_method();
+    void arm_hrtimers();
+    void hrtimer_method();
     void queue_csd(unsigned caller, unsigned target, std::function<void()> func, bool wait, csd*& out);
     void csd_lock_wait(core& c, csd& d, unsigned target);
     void flush_call_queue(core& c);
@@ -122,7 +143,7 @@ private:
     std::vector<csd_report> m_reports;
     sc_core::sc_time m_csd_wait_total;
     std::uint64_t m_csd_seq = 0;
-    sc_core::sc_event m_tick_ev;
+    sc_core::sc_event m_tick_ev, m_hrtimer_ev;
     std::uint64_t m_units_per_s;
 };
 
