@@ -7,8 +7,8 @@
 #include <optional>
 
 #include <uartvp/cpu/core.h>
-#include <uartvp/line_monitor.h>
 #include <uartvp/cpu/machine.h>
+#include <uartvp/line_monitor.h>
 #include <uartvp/router.h>
 #include <uartvp/scoreboard.h>
 #include <uartvp/uart16550.h>
@@ -237,6 +237,7 @@ run_result run_console(const run_request& rq) {
     run_result r = console_result(rq, m.sb, m.monitor, m.cpu0, boot, m.line_idle_at(), lines, bytes_written,
                                   m.tx_fifo_max());
     add_kernel_results(r, m.kernel);
+    add_host_counts(r, nullptr);
     r.line_text_head = m.text_head;
     // The seed's figures: the slow machine's two paths, the fast machine's line rate (no change with FIFO).
     // Measured with v5.19's FIFO path: fifo-v6.14 has none.

@@ -112,9 +112,7 @@ run_result run_earlycon(const run_request& rq) {
     r.rtl_cycles = soc.uart.clock().edge_at_or_before(sc_time_stamp()); // UARTCLK cycles simulated
     r.rtl_edges_evaluated = soc.uart.edges_evaluated();
     r.rtl_eval_s = soc.uart.rtl_eval_seconds();
-    r.host["uart_wakes"] = soc.uart.wakes();
-    r.host["uart_idle_wakes"] = soc.uart.idle_wakes();
-    r.host["rtl_evals"] = soc.uart.rtl_evals();
+    add_host_counts(r, &soc.uart);
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     return r;
 }

@@ -1,5 +1,7 @@
-#include <algorithm>
 #include "scenario.h"
+#include <algorithm>
+
+#include <uartvp/pl011.h>
 
 #include <stdexcept>
 
@@ -62,12 +64,20 @@ run_result console_result(const run_request& rq, const scoreboard& sb, const lin
     r.irq_off_total_ns = cpu.stats().irq_off_total.to_seconds() * 1e9;
     r.tx_fifo_max = tx_fifo_max;
     r.transactions = cpu.transactions();
-    // The kernel advances its change stamp once per delta cycle that ran a process and once per time
+    return r;
+}
+
+void add_host_counts(run_result& r, const pl011* uart) {
+    // SystemC advances its change stamp once per delta cycle that ran a process and once per time
     // step, its delta count once per such delta cycle.
     const std::uint64_t deltas = sc_core::sc_delta_count();
     r.host["delta_cycles"] = deltas;
     r.host["time_steps"] = sc_core::sc_get_curr_simcontext()->change_stamp() - deltas;
-    return r;
+    if (uart) {
+        r.host["uart_wakes"] = uart->wakes();
+        r.host["uart_idle_wakes"] = uart->idle_wakes();
+        r.host["rtl_evals"] = uart->rtl_evals();
+    }
 }
 
 void add_kernel_results(run_result& r, const cpu::machine& m) {

@@ -17,6 +17,10 @@
 #include "params.h"
 #include "payload.h"
 
+namespace uartvp {
+class pl011;
+}
+
 namespace uartvp::program {
 
 struct run_request {
@@ -117,6 +121,8 @@ run_result console_result(const run_request& rq, const scoreboard& sb, const lin
 // The machine's figures for the JSON (per_core, tasks, irq_lines, csd_reports); also sets the result's
 // irq_off_max_ns and irq_off_total_ns over all cores.
 void add_kernel_results(run_result& r, const cpu::machine& m);
+// The host counts (JSON `host`) of the simulation that ran: SystemC's, and the PL011's if there is one.
+void add_host_counts(run_result& r, const pl011* uart);
 
 const std::vector<scenario_def>& scenarios();
 const scenario_def* find_scenario(const std::string& name);

@@ -543,6 +543,7 @@ run_result run_tty_paste(const run_request& rq) {
         r.rtl_eval_s = soc.pl->rtl_eval_seconds();
     }
     add_kernel_results(r, soc.kernel);
+    add_host_counts(r, soc.pl.get());
     // The received side: pasted bytes the reader never got, by in-order comparison.
     r.rx_lost_bytes = paste ? pasted - rx.matched : 0;
     r.rx_extra_bytes = rx.extra;
