@@ -194,7 +194,10 @@ int main(int argc, char** argv) {
     for (const row& w : rows) {
         const nlohmann::json& r = w.o.r;
         if (!r.contains("host") || !r["host"].contains("time_steps")) continue;
-        const double n = r["bytes_written"].get<double>();
+        // Per character sent; the paste's per character received.
+        const double n = r.contains("rx_bytes_pasted") && r["rx_bytes_pasted"].get<double>() > 0
+                             ? r["rx_bytes_pasted"].get<double>()
+                             : r["bytes_written"].get<double>();
         const nlohmann::json& h = r["host"];
         auto per = [&](const char* k) {
             return h.contains(k) ? fmt::format("{:.2f}", h[k].get<double>() / n) : std::string("-");
@@ -203,9 +206,10 @@ int main(int argc, char** argv) {
                    w.workload + ", " + w.mode, r["transactions"].get<double>() / n, per("time_steps"),
                    per("delta_cycles"), per("uart_wakes"), per("uart_idle_wakes"), per("rtl_evals"));
     }
-    fmt::print("trans: TLM transactions; steps: SystemC time steps; deltas: delta cycles (each activates one "
-               "process or more); wakes: activations of the PL011's process (idle: those that changed no "
-               "output); evals: RTL eval() calls\n");
+    fmt::print(
+        "per character written (tty-paste: pasted). trans: TLM transactions; steps: SystemC time steps; "
+        "deltas: delta cycles (each activates one process or more); wakes: activations of the PL011's "
+        "processes (idle: those that changed no output); evals: RTL eval() calls\n");
     if (!json_path.empty()) std::ofstream(json_path) << nlohmann::json{{"runs", all}}.dump(2) << "\n";
     return 0;
 }

@@ -1,0 +1,59 @@
+// The simulation's work, held by counts rather than by wall time: deterministic host figures of fixed
+// runs (JSON `host`, `transactions`, `rtl_edges_evaluated`) must stay at or below what the fast path
+// reaches today. A change that makes the PL011 wake, or evaluate its RTL, more often than that fails
+// here, whatever the machine's speed; one that does better lowers the ceilings below.
+#include <cstdint>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "program_runner.h"
+
+using namespace uartvp::test;
+
+namespace {
+
+struct ceiling {
+    const char* what; // a key of the JSON's `host`, or a top-level key
+    std::uint64_t most;
+};
+
+void hold(const nlohmann::json& j, std::uint64_t chars, std::initializer_list<ceiling> ceilings) {
+    ASSERT_TRUE(j.contains("host")) << j.dump();
+    for (const ceiling& c : ceilings) {
+        const nlohmann::json& v = j["host"].contains(c.what) ? j["host"][c.what] : j[c.what];
+        ASSERT_TRUE(v.is_number_unsigned()) << c.what;
+        const auto got = v.get<std::uint64_t>();
+        EXPECT_LE(got, c.most) << c.what << ": " << got << " (" << double(got) / chars
+                               << " per character), at most " << c.most << " (" << double(c.most) / chars
+                               << ")";
+    }
+}
+
+} // namespace
+
+// The benchmark's boot: 99 KB through the earlycon v0 loop on `hw` (100,497 characters). Per character:
+// 7.82 activations of the PL011's process (one where TXD or a flag changes, none for reads that
+// change nothing), 8.82 RTL eval() calls, 16.8 time steps, 24.6 delta cycles, 6.95 transactions.
+TEST(Counts, EarlyconV0Hw99KBootStaysWithinItsCounts) {
+    const nlohmann::json j = run_json("earlycon-pl011", "--variant v0 --profile hw --payload-bytes 99000");
+    ASSERT_EQ(j["bytes_written"], 100497);
+    hold(j, 100497,
+         {{"uart_wakes", 786379},
+          {"uart_idle_wakes", 5},
+          {"rtl_evals", 886883},
+          {"rtl_edges_evaluated", 786379},
+          {"time_steps", 1685272},
+          {"delta_cycles", 2471919},
+          {"transactions", 698439}});
+}
+
+// The receive side: a 20 KB paste into the PL011, interrupt driven. Per received character 9.8
+// activations of the PL011's processes (7.8 of them an RXD change handed over, which shows nothing; the
+// rest the stop bit's decision, where a character may start, and the reader's DR reads) and 18.2 RTL
+// eval() calls: no wake per synchroniser edge or reading while RXD is steady.
+TEST(Counts, TtyPasteReadHw20KReceivesWithinItsCounts) {
+    const nlohmann::json j = run_json("tty-paste", "--variant read --profile hw --payload-bytes 20000");
+    ASSERT_EQ(j["rx_bytes_pasted"], 20000);
+    hold(j, 20000, {{"uart_wakes", 196628}, {"uart_idle_wakes", 156627}, {"rtl_evals", 364989}});
+}
