@@ -9,16 +9,18 @@
 // how many edges until the next Baud16 enable (`b16_wait`), the fractional accumulator and the latched
 // divisor (`b16_acc`, `baud_div`), how many Baud16 enables until one at which more than counters
 // change (`ev_ticks`), one that can change an output (`out_ticks`) or a register's value
-// (`reg_ticks`), whether the receiver is in a character past its start bit's decision (`rx_busy`), whether the input synchronisers
-// have settled (`synced`) and further edges change nothing but the free-running divider (`quiet`); and
-// inputs that let one edge stand for many: `fast_fwd` counts it as several edges of the Baud16 divider
-// when no enable falls among them; `skip_ticks` = k makes it the k-th Baud16 enable from now, valid when
-// the k-1 before it change nothing but counters (k <= `ev_ticks`) and RXD is steady over them: they
-// count into a bit, or end a bit whose successor puts the same level on TXD, or take the receiver's
-// readings and decide its data and parity bits, or count towards the receive timeout; `div_load` hands
-// the edge the divider's state after quiet cycles skipped without evaluation (its phase follows from the
-// divisor and the cycles since it was latched); `rxd_load` has the edge load both synchroniser stages
-// with RXD, standing for the two edges that pass a change of RXD on.
+// (`reg_ticks`), whether the receiver is in a character past its start bit's decision (`rx_busy`), how
+// many enables a start bit seen now takes to the first that can change an output (`rx_frame_ticks`),
+// whether the input synchronisers have settled (`synced`) and further edges change nothing but the
+// free-running divider (`quiet`); and inputs that let one edge stand for many: `fast_fwd` counts it as
+// several edges of the Baud16 divider when no enable falls among them; `skip_ticks` = k makes it the
+// k-th Baud16 enable from now, valid when the k-1 before it change nothing but counters
+// (k <= `ev_ticks`) and RXD is steady over them: they count into a bit, or end a bit whose successor
+// puts the same level on TXD, or take the receiver's readings and decide its data and parity bits, or
+// count towards the receive timeout; `div_load` hands the edge the divider's state after quiet cycles
+// skipped without evaluation (its phase follows from the divisor and the cycles since it was
+// latched); `rxd_load` has the edge load both synchroniser stages with RXD, standing for the two
+// edges that pass a change of RXD on.
 //
 // Written in the SystemVerilog that Verilator, Yosys 0.23 and Icarus Verilog 11 all read
 // (testbench/tests/rtl_open_tools.sh checks the latter two): functions assign their result to their
@@ -156,6 +158,7 @@ module pl011 #(
     output logic [7:0]  out_ticks, // Baud16 enables until one that can change an output
     output logic [7:0]  reg_ticks, // Baud16 enables until one that can change a register's value
     output logic        rx_busy,   // the receiver is in a character past its start bit's decision
+    output logic [7:0]  rx_frame_ticks, // from a start bit seen now, enables to the first that can change an output
     output logic        synced,    // the input registers and modem change detector hold their inputs
     output logic        quiet
 );
@@ -703,8 +706,9 @@ module pl011 #(
     // waiting for the UART to be idle is latched: with one waiting, it counts too. A start bit seen at
     // the next enable is decided 9 enables later, its stop bit 16 per bit after that.
     wire [3:0] rx_stop_new = 4'd6 + {2'b0, wlen} + {3'b0, lcrh[PEN]};
+    wire [7:0] rx_frame = div_pend ? 8'd9 : {rx_stop_new, 4'b0} + 8'd9;
     wire [9:0] rx_out = rx_active ? (rx_bit == 0 && div_pend ? rx_to_start : rx_to_stop)
-                      : rx_can_detect ? (div_pend ? 10'd10 : {2'b0, rx_stop_new, 4'b0} + 10'd10) : NEVER;
+                      : rx_can_detect ? {2'b0, rx_frame} + 10'd1 : NEVER;
     // Registers (FR, RIS, RSR, DR, the levels) change where a character starts or ends on either side,
     // or where the timeout fires.
     wire [9:0] tx_reg = tx_active ? {2'b0, to_bit_end} + {2'b0, tx_left, 4'b0}
@@ -720,6 +724,7 @@ module pl011 #(
     assign out_ticks = !live ? 8'd0 : nearest(tx_ev, rx_out, rt_ev);
     assign reg_ticks = !live ? 8'd0 : nearest(tx_reg, rx_reg, rt_ev);
     assign rx_busy = rx_active && rx_bit != 4'd0;
+    assign rx_frame_ticks = rx_frame;
     assign synced = in_s1 == in_raw && in_s2 == in_s1 && clr_q == {rxdmaclr, txdmaclr} && ms_q == ms;
     // Quiet: nothing but the free-running divider changes on further edges (nothing to send, receive or
     // time out, no divisor waiting, no mark awaited on a line already high).

@@ -36,6 +36,7 @@ struct naive_pl011 : sc_module {
     sc_signal<bool> nrts{"nrts"}, ndtr{"ndtr"}, nout1{"nout1"}, nout2{"nout2"}, intr{"intr"};
     sc_signal<bool> rd_err{"rd_err"}, wr_err{"wr_err"}, synced{"synced"}, quiet{"quiet"},
         div_load{"div_load", false}, rxd_load{"rxd_load", false}, rx_busy{"rx_busy"};
+    sc_signal<std::uint32_t> rx_frame_ticks{"rx_frame_ticks"};
     sc_signal<bool> txdmasreq{"txdmasreq"}, txdmabreq{"txdmabreq"}, rxdmasreq{"rxdmasreq"},
         rxdmabreq{"rxdmabreq"}, txdmaclr{"txdmaclr", false}, rxdmaclr{"rxdmaclr", false};
     sc_signal<std::uint32_t> rdata{"rdata"}, tx_level{"tx_level"}, rx_level{"rx_level"}, flags{"flags"},
@@ -56,7 +57,8 @@ struct naive_pl011 : sc_module {
         rtl.flags(flags), rtl.fast_fwd(fast_fwd), rtl.skip_ticks(skip_ticks), rtl.b16_wait(b16_wait);
         rtl.b16_acc(b16_acc), rtl.baud_div(baud_div), rtl.ev_ticks(ev_ticks), rtl.reg_ticks(reg_ticks);
         rtl.synced(synced), rtl.quiet(quiet), rtl.div_load(div_load), rtl.div_cnt(div_cnt),
-            rtl.div_acc(div_acc), rtl.rxd_load(rxd_load), rtl.out_ticks(out_ticks), rtl.rx_busy(rx_busy);
+            rtl.div_acc(div_acc), rtl.rxd_load(rxd_load), rtl.out_ticks(out_ticks), rtl.rx_busy(rx_busy),
+            rtl.rx_frame_ticks(rx_frame_ticks);
         rtl.txdmasreq(txdmasreq), rtl.txdmabreq(txdmabreq), rtl.rxdmasreq(rxdmasreq),
             rtl.rxdmabreq(rxdmabreq);
         rtl.txdmaclr(txdmaclr), rtl.rxdmaclr(rxdmaclr);

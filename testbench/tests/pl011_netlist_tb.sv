@@ -30,29 +30,29 @@ module pl011_netlist_tb;
 
     // Every output, in port order: {rdata, rd_err, wr_err, txd, nrts, ndtr, nout1, nout2, intr,
     // txdmasreq, txdmabreq, rxdmasreq, rxdmabreq, tx_level, rx_level, flags, b16_wait, b16_acc, baud_div,
-    // ev_ticks, out_ticks, reg_ticks, rx_busy, synced, quiet}.
-    localparam integer OW = 137;
+    // ev_ticks, out_ticks, reg_ticks, rx_busy, rx_frame_ticks, synced, quiet}.
+    localparam integer OW = 145;
     wire [OW-1:0] o_rtl, o_net;
 
 `define PL011_PORTS(o) \
         .clk(clk), .rst_n(rst_n), .sel(sel), .write(write), .addr(addr), .strb(strb), .wdata(wdata), \
-        .rdata(o[136:105]), .rd_err(o[104]), .wr_err(o[103]), .txd(o[102]), .rxd(rxd), .ncts(ncts), \
-        .ndsr(ndsr), .ndcd(ndcd), .nri(nri), .nrts(o[101]), .ndtr(o[100]), .nout1(o[99]), .nout2(o[98]), \
-        .intr(o[97]), .txdmasreq(o[96]), .txdmabreq(o[95]), .rxdmasreq(o[94]), .rxdmabreq(o[93]), \
-        .txdmaclr(txdmaclr), .rxdmaclr(rxdmaclr), .tx_level(o[92:87]), .rx_level(o[86:81]), \
-        .flags(o[80:72]), .fast_fwd(fast_fwd), .skip_ticks(skip_ticks), .div_load(div_load), \
-        .div_cnt(div_cnt), .div_acc(div_acc), .rxd_load(rxd_load), .b16_wait(o[71:55]), \
-        .b16_acc(o[54:49]), .baud_div(o[48:27]), .ev_ticks(o[26:19]), .out_ticks(o[18:11]), \
-        .reg_ticks(o[10:3]), .rx_busy(o[2]), .synced(o[1]), .quiet(o[0])
+        .rdata(o[144:113]), .rd_err(o[112]), .wr_err(o[111]), .txd(o[110]), .rxd(rxd), .ncts(ncts), \
+        .ndsr(ndsr), .ndcd(ndcd), .nri(nri), .nrts(o[109]), .ndtr(o[108]), .nout1(o[107]), .nout2(o[106]), \
+        .intr(o[105]), .txdmasreq(o[104]), .txdmabreq(o[103]), .rxdmasreq(o[102]), .rxdmabreq(o[101]), \
+        .txdmaclr(txdmaclr), .rxdmaclr(rxdmaclr), .tx_level(o[100:95]), .rx_level(o[94:89]), \
+        .flags(o[88:80]), .fast_fwd(fast_fwd), .skip_ticks(skip_ticks), .div_load(div_load), \
+        .div_cnt(div_cnt), .div_acc(div_acc), .rxd_load(rxd_load), .b16_wait(o[79:63]), \
+        .b16_acc(o[62:57]), .baud_div(o[56:35]), .ev_ticks(o[34:27]), .out_ticks(o[26:19]), \
+        .reg_ticks(o[18:11]), .rx_busy(o[10]), .rx_frame_ticks(o[9:2]), .synced(o[1]), .quiet(o[0])
 
     pl011 #(.FIFO_DEPTH(FIFO_DEPTH)) u_rtl (`PL011_PORTS(o_rtl));
     pl011_netlist u_net (`PL011_PORTS(o_net));
 
-    wire txd_rtl = o_rtl[102];
-    wire intr_rtl = o_rtl[97];
-    wire [5:0] tx_level_rtl = o_rtl[92:87], rx_level_rtl = o_rtl[86:81];
-    wire [16:0] b16_wait_rtl = o_rtl[71:55];
-    wire [7:0] ev_ticks_rtl = o_rtl[26:19];
+    wire txd_rtl = o_rtl[110];
+    wire intr_rtl = o_rtl[105];
+    wire [5:0] tx_level_rtl = o_rtl[100:95], rx_level_rtl = o_rtl[94:89];
+    wire [16:0] b16_wait_rtl = o_rtl[79:63];
+    wire [7:0] ev_ticks_rtl = o_rtl[34:27];
     wire quiet_rtl = o_rtl[0];
 
     integer cycle, r, x;
@@ -216,7 +216,7 @@ module pl011_netlist_tb;
             // A quiet UART's divider skipped ahead: any state a running divider can be in.
             div_load = quiet_rtl && b16_wait_rtl != 17'd0 && r[27:25] == 3'd0;
             if (div_load) begin
-                div_cnt = 17'd1 + (r[24:8] % {1'b0, o_rtl[48:33]}) + (r[7] ? 17'd1 : 17'd0);
+                div_cnt = 17'd1 + (r[24:8] % {1'b0, o_rtl[56:41]}) + (r[7] ? 17'd1 : 17'd0);
                 div_acc = r[5:0];
                 loads = loads + 1;
             end

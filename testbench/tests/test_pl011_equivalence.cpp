@@ -357,7 +357,7 @@ void check_core_catch_up(std::uint64_t uartclk, std::uint64_t baud, unsigned dep
                     a.txdmabreq == b.txdmabreq && a.rxdmasreq == b.rxdmasreq && a.rxdmabreq == b.rxdmabreq &&
                     a.b16_wait == b.b16_wait && a.b16_acc == b.b16_acc && a.ev_ticks == b.ev_ticks &&
                     a.out_ticks == b.out_ticks && a.reg_ticks == b.reg_ticks && a.rx_busy == b.rx_busy &&
-                    sync_same)
+                    a.rx_frame_ticks == b.rx_frame_ticks && sync_same)
             << where << " at cycle " << c << ": txd " << a.txd << "/" << b.txd << " flags " << a.flags << "/"
             << b.flags << " level " << int(a.tx_level) << "/" << int(b.tx_level) << " rx level "
             << int(a.rx_level) << "/" << int(b.rx_level) << " b16_wait " << a.b16_wait << "/" << b.b16_wait
@@ -518,28 +518,46 @@ struct reset_bench : sc_module {
     std::uint32_t fr_read = 0;
     bool promised = false;
     SC_HAS_PROCESS(reset_bench);
-    reset_bench(const sc_module_name& n, bool every) : sc_module(n), uart("uart", cfg(every)) {
-        sock.bind(uart.bus); uart.txd(txd); uart.irq(irq); uart.rxd(rxd); uart.nreset(nreset);
+    reset_bench(const sc_module_name& n, bool every)
+        : sc_module(n)
+        , uart("uart", cfg(every)) {
+        sock.bind(uart.bus);
+        uart.txd(txd);
+        uart.irq(irq);
+        uart.rxd(rxd);
+        uart.nreset(nreset);
         SC_THREAD(run);
     }
-    static pl011_config cfg(bool every) { pl011_config c; c.clock_every_cycle = every; return c; }
+    static pl011_config cfg(bool every) {
+        pl011_config c;
+        c.clock_every_cycle = every;
+        return c;
+    }
     std::uint32_t acc(bool w, std::uint64_t a, std::uint32_t v, read_promise* p = nullptr) {
         tlm::tlm_generic_payload tx;
         tx.set_command(w ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-        tx.set_address(a); tx.set_data_ptr(reinterpret_cast<unsigned char*>(&v)); tx.set_data_length(4); tx.set_streaming_width(4);
+        tx.set_address(a);
+        tx.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
+        tx.set_data_length(4);
+        tx.set_streaming_width(4);
         if (p) tx.set_extension(p);
-        sc_time d; sock->b_transport(tx, d);
+        sc_time d;
+        sock->b_transport(tx, d);
         if (p) tx.clear_extension(p);
         wait(d);
         return v;
     }
     void run() {
-        acc(true, 0x24, 1); acc(true, 0x28, 0); acc(true, 0x2C, 0x70); acc(true, 0x30, 0x301); // IBRD 1 latched
+        acc(true, 0x24, 1);
+        acc(true, 0x28, 0);
+        acc(true, 0x2C, 0x70);
+        acc(true, 0x30, 0x301); // IBRD 1 latched
         wait(sc_time(1, SC_US));
         nreset.write(false);
         wait(uart.clock().time_of(5)); // 5 cycles of reset
         nreset.write(true);
-        wait(SC_ZERO_TIME); wait(SC_ZERO_TIME);
+        wait(SC_ZERO_TIME);
+        wait(SC_ZERO_TIME);
         read_promise p;
         const std::uint32_t fr = acc(false, 0x18, 0, &p); // FR, right after the release
         until = p.until;

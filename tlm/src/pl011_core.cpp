@@ -196,6 +196,7 @@ private:
         o.out_ticks = m.out_ticks;
         o.reg_ticks = m.reg_ticks;
         o.rx_busy = m.rx_busy;
+        o.rx_frame_ticks = m.rx_frame_ticks;
         o.synced = m.synced;
         o.quiet = m.quiet;
     }
@@ -399,16 +400,28 @@ void pl011_core::advance(std::uint64_t target, const bool* load) {
 }
 
 std::uint64_t pl011_core::next_event_cycle() const {
-    std::uint64_t next = next_change(out().out_ticks);
+    const pl011_outputs& o = out();
+    std::uint64_t next = next_change(o.out_ticks);
     // A receiver past its start bit's decision ends its character only at the stop bit's, which the
     // outputs plan for; planning again there covers what comes after. Otherwise a falling RXD may start
-    // a character: plan again where it is loaded.
-    if (!out().rx_busy)
-        for (const pending_rxd& c : m_rxd)
-            if (!c.value) {
-                next = std::min(next, c.at);
-                break;
-            }
+    // a character: at the first enable that sees it (after the edge that loads it), the earliest; its
+    // first output change rx_frame_ticks enables later. (Anything that delays that start, a character
+    // in progress or a receiver off, only makes the plan early.)
+    if (o.rx_busy) return next;
+    for (const pending_rxd& c : m_rxd) {
+        if (c.value) continue;
+        std::uint64_t at = c.at;
+        if (m_rtl->in.rst_n && o.synced && o.b16_wait > 0) {
+            const baud16_periods periods(o);
+            const std::uint64_t first = m_cycle + o.b16_wait; // the next enable
+            // The first enable after the load: j periods after `first`.
+            const std::uint64_t j =
+                first > c.at ? 0
+                             : periods.fitting(c.at - first, std::numeric_limits<std::uint32_t>::max()) + 1;
+            at = first + periods.span(j + o.rx_frame_ticks);
+        }
+        return std::min(next, at);
+    }
     return next;
 }
 

@@ -46,6 +46,7 @@ struct pl011_outputs {
     std::uint8_t out_ticks = 0;
     std::uint8_t reg_ticks = 0;
     bool rx_busy = false;
+    std::uint8_t rx_frame_ticks = 0;
     bool synced = true;
     bool quiet = true;
 };
@@ -113,8 +114,8 @@ public:
     // which the second stage would take the change, and that edge loads both stages (rxd_load). Fast
     // mode only; the other inputs keep inputs() and settle().
     void rxd_change(std::uint64_t after, bool v);
-    // The next edge at which an output can change with the inputs as they are, or at which a falling
-    // RXD not yet applied may start a character nobody is planning for; UINT64_MAX if none.
+    // The next edge at which an output can change with the inputs as they are, or at which a character
+    // that a falling RXD not yet applied may start can first change one; UINT64_MAX if none.
     std::uint64_t next_event_cycle() const;
     // Whether a read without side effects at edge `present` needs the model caught up first: else the
     // model, behind, answers and promises as it would there (fast mode).
