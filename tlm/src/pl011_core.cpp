@@ -322,6 +322,7 @@ void pl011_core::edge(std::uint64_t counts_as) {
     m_rtl->in.fast_fwd = 0;
     m_cycle += counts_as;
     ++m_edges;
+    m_reset_before = counts_as > 1 ? false : m_reset_done;
     m_reset_done = !m_rtl->in.rst_n;
     dump();
 }
@@ -333,6 +334,7 @@ void pl011_core::jump(std::uint64_t counts_as, unsigned ticks) {
     m_rtl->in.skip_ticks = 0;
     m_cycle += counts_as;
     ++m_edges;
+    m_reset_before = counts_as > 1 ? false : m_reset_done;
     m_reset_done = !m_rtl->in.rst_n;
     dump();
 }
@@ -360,7 +362,9 @@ void pl011_core::advance(std::uint64_t target, const bool* load) {
     auto arm = [&](std::uint64_t lands_on) {
         if (load && lands_on == target) {
             in.rxd = *load;
-            in.rxd_load = true;
+            // The second stage takes what the first took one edge before: nothing of it if that edge
+            // was held in reset (the stages then hold their reset value).
+            in.rxd_load = !(lands_on == m_cycle + 1 && m_reset_done);
         }
     };
     while (m_cycle < target) {
@@ -368,7 +372,11 @@ void pl011_core::advance(std::uint64_t target, const bool* load) {
         const std::uint64_t left = target - m_cycle;
         if (!in.rst_n && m_reset_done && !m_every_cycle) {
             m_cycle = target; // held in reset: the state stays the reset state (its synchroniser too)
-            if (load) in.rxd = *load;
+            m_reset_before = true;
+            if (load) {
+                in.rxd = *load; // the stages hold their reset value; the outputs show the input
+                m_rtl->settle();
+            }
         } else if (m_every_cycle || !o.synced || !in.rst_n) {
             arm(m_cycle + 1);
             edge(1);
@@ -376,9 +384,13 @@ void pl011_core::advance(std::uint64_t target, const bool* load) {
             // Nothing changes on these edges but the divider, whose state is computed.
             m_rtl->skip_divider(left);
             m_cycle = target;
+            m_reset_before = left > 1 ? false : m_reset_done;
+            m_reset_done = false;
         } else if (o.quiet && left > 1) {
             m_rtl->skip_divider(left - 1); // and the load's own edge evaluated
             m_cycle = target - 1;
+            m_reset_before = left > 2 ? false : m_reset_done;
+            m_reset_done = false;
         } else if (o.b16_wait > left) {
             // The divider alone counts down to `target`, before the next Baud16 enable.
             arm(target);
@@ -434,17 +446,23 @@ bool pl011_core::read_needs_catch_up(std::uint64_t present) const {
 }
 
 std::uint64_t pl011_core::next_register_change(std::uint64_t present) const {
-    // With RXD changes still to load (each at after + 2), plain clocking's synchroniser at edge q holds
-    // in its second stage what this model holds, in its first the change loaded at q + 1, and takes
-    // the one loaded at q + 2 next: if they differ it has not settled, and promises only the next edge.
-    if (!m_rxd.empty()) {
+    // With RXD changes still to load, this model's first stage and input lag plain clocking's: a
+    // promise is what plain clocking's synchroniser gives at edge q. Held in reset it gives none.
+    if (!m_rxd.empty() && m_rtl->in.rst_n) {
         const std::uint64_t q = std::max(m_cycle, present);
-        bool s1 = m_rtl->in.rxd, raw = s1;
-        for (const pending_rxd& c : m_rxd) {
-            if (c.at == q + 1) s1 = raw = c.value;
-            if (c.at == q + 2) raw = c.value;
-        }
-        if (s1 != m_rtl->in.rxd || raw != s1) return q + 1;
+        // Edges after the model's were taken with the present reset input.
+        auto reset_at = [&](std::uint64_t k) {
+            return k > m_cycle ? !m_rtl->in.rst_n : k == m_cycle ? m_reset_done : m_reset_before;
+        };
+        auto raw_at = [&](std::uint64_t k) { // RXD as edge k sees it (each change seen from at - 1)
+            bool v = m_rtl->in.rxd;
+            for (const pending_rxd& c : m_rxd)
+                if (c.at <= k + 1) v = c.value;
+            return v;
+        };
+        const bool s1 = reset_at(q) || raw_at(q);
+        const bool s2 = reset_at(q) || reset_at(q - 1) || raw_at(q - 1);
+        if (raw_at(q + 1) != s1 || s1 != s2) return q + 1; // not settled: only the next edge
     }
     return next_change(out().reg_ticks);
 }
@@ -482,7 +500,7 @@ bus_result pl011_core::access(std::uint64_t at, bool write, std::uint16_t word, 
         if (!write) data = o.rdata;
         if (!m_rxd.empty() && m_rxd.front().at == at) { // an RXD change loaded on this very edge
             in.rxd = m_rxd.front().value;
-            in.rxd_load = true;
+            in.rxd_load = !m_reset_done;
             m_rxd.pop_front();
         }
         edge(1);

@@ -153,7 +153,8 @@ private:
     bool m_every_cycle;
     std::uint64_t m_cycle = 0;
     std::uint64_t m_edges = 0;
-    bool m_reset_done = false;
+    bool m_reset_done = false;    // the edge the model is at was taken with reset asserted
+    bool m_reset_before = false;  // and the one before it
     std::uint64_t m_trace_hz = 0; // tracing the RTL when not 0
     void dump();                  // an edge has been taken with reset asserted; more change nothing
 };
