@@ -93,6 +93,8 @@ int main(int argc, char** argv) {
     }
     uartvp::pl011_config cfg;
     cfg.clock_every_cycle = reference;
+    const char* measure = std::getenv("UARTVP_MEASURE_RTL");
+    cfg.measure_eval_time = measure && std::string(measure) == "1";
     uartvp::pl011 uart("uart0", cfg);
     reader cpu("cpu", bytes);
     uartvp::rx_injector paste("paste", 115200, *uartvp::serial_format::parse("8N1"));
@@ -113,6 +115,7 @@ int main(int argc, char** argv) {
                               {"sim_time_ns", sc_time_stamp().to_seconds() * 1e9},
                               {"wall_s", wall},
                               {"accesses", cpu.accesses},
+                              {"rtl_eval_s", uart.rtl_eval_seconds()},
                               {"host",
                                {{"uart_wakes", uart.wakes()},
                                 {"uart_idle_wakes", uart.idle_wakes()},
