@@ -468,7 +468,7 @@ run_result run_tty_paste(const run_request& rq) {
             }
         });
         if (at_rise)
-            soc.kernel.on_irq_raised(soc.irq_line, [&, trigger] {
+            soc.kernel.on_irq_raised(soc.irq_line, [&, trigger, hog_task] {
                 if (armed && soc.rx_level() >= trigger) {
                     armed = false;
                     hog_task->cpu->make_runnable_first(*hog_task);
