@@ -26,7 +26,7 @@ struct pl011_inputs {
     bool div_load = false;
     std::uint32_t div_cnt = 0;
     std::uint8_t div_acc = 0;
-    // The input synchroniser takes the inputs into both stages at the next edge (see pl011_core).
+    // The synchroniser's second stage takes RXD at the next edge, as the first does (rxd_change()).
     bool rxd_load = false;
 };
 
@@ -153,10 +153,12 @@ private:
     bool m_every_cycle;
     std::uint64_t m_cycle = 0;
     std::uint64_t m_edges = 0;
-    bool m_reset_done = false;    // the edge the model is at was taken with reset asserted
-    bool m_reset_before = false;  // and the one before it
+    // The edge the model is at was taken with reset asserted (more such edges change nothing), and the
+    // one before it.
+    bool m_reset_done = false;
+    bool m_reset_before = false;
     std::uint64_t m_trace_hz = 0; // tracing the RTL when not 0
-    void dump();                  // an edge has been taken with reset asserted; more change nothing
+    void dump();                  // the state at this cycle into the RTL trace
 };
 
 } // namespace uartvp::detail
