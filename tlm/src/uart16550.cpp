@@ -1,6 +1,7 @@
 #include <uartvp/uart16550.h>
 
 #include <algorithm>
+#include <array>
 #include <deque>
 #include <limits>
 #include <stdexcept>
@@ -84,6 +85,28 @@ struct tx_frame {
     bool level(unsigned k) const { return k < n ? (levels >> k) & 1 : true; }
 };
 
+// A FIFO of at most fifo_depth entries in place: copying the state (a promise runs a copy forward)
+// allocates nothing.
+template <class T> class small_fifo {
+public:
+    bool empty() const { return m_size == 0; }
+    std::size_t size() const { return m_size; }
+    T& front() { return m_v[m_head]; }
+    const T& front() const { return m_v[m_head]; }
+    T& back() { return m_v[(m_head + m_size - 1) % fifo_depth]; }
+    const T& operator[](std::size_t i) const { return m_v[(m_head + i) % fifo_depth]; }
+    void push_back(const T& v) { m_v[(m_head + m_size++) % fifo_depth] = v; } // callers check size()
+    void pop_front() {
+        m_head = (m_head + 1) % fifo_depth;
+        --m_size;
+    }
+    void clear() { m_head = m_size = 0; }
+
+private:
+    std::array<T, fifo_depth> m_v{};
+    std::size_t m_head = 0, m_size = 0;
+};
+
 struct rx_char {
     std::uint8_t data = 0;
     bool pe = false, fe = false, bi = false;
@@ -144,6 +167,7 @@ public:
             if (when > t || when == never) break;
             m_now = when;
             process(kind);
+            m_next_ok = false;
         }
         if (t > m_now) m_now = t;
         if (m_reset) {
@@ -192,6 +216,7 @@ public:
     }
 
     std::uint8_t read(unsigned idx) {
+        m_next_ok = false;
         const std::uint8_t v = peek(idx);
         if (idx == 0 && !(m_lcr & LCR_DLAB) && !m_rxq.empty()) {
             m_rbr = m_rxq.front().data;
@@ -213,6 +238,7 @@ public:
     }
 
     void write(unsigned idx, std::uint8_t v) {
+        m_next_ok = false;
         if (m_reset) return;
         const bool dlab = m_lcr & LCR_DLAB;
         switch (idx) {
@@ -250,11 +276,13 @@ public:
     }
 
     // How long a read of idx would return the value it returns now, inputs staying as they are.
-    sc_time stable_until(unsigned idx) const {
+    // `scratch` is overwritten with a copy of this state and run forward (its storage is reused).
+    sc_time stable_until(unsigned idx, uart16550_core& scratch) const {
         const bool dlab = m_lcr & LCR_DLAB;
         if (idx == 1 || idx == 3 || idx == 4 || idx == 7 || (dlab && idx == 0)) return never;
         const std::uint8_t v = peek(idx);
-        uart16550_core c = *this;
+        uart16550_core& c = scratch;
+        c = *this;
         for (int i = 0; i < 100000; ++i) {
             const sc_time e = c.next_event();
             if (e == never) return never;
@@ -266,15 +294,18 @@ public:
 
     // ---- inputs, at now()
     void set_rxd(bool v) {
+        m_next_ok = false;
         m_rxd_pin = v;
         rx_source_changed();
         advance(m_now);
     }
     void set_modem(bool cts, bool dsr, bool ri, bool dcd) {
+        m_next_ok = false;
         m_in_modem = std::uint8_t(cts | dsr << 1 | ri << 2 | dcd << 3);
         update_modem();
     }
     void set_reset(bool asserted) {
+        m_next_ok = false;
         if (asserted == m_reset) return;
         m_reset = asserted;
         if (asserted) apply_reset();
@@ -303,7 +334,18 @@ private:
     sc_time at_cycle(std::uint64_t c) const { return m_clk.time_of(c); }
 
     // The earliest pending event; ties in this order (a frame ends before the next byte leaves THR).
-    std::pair<sc_time, ev> next() const {
+    // Kept until the state changes (every public mutator and each processed event clears it): the
+    // process, a promise's forward run and advance() ask for it again and again. Advancing the present
+    // past no event leaves it right: of the candidates only tx_leave's depends on the present, and not
+    // once it lies beyond it.
+    const std::pair<sc_time, ev>& next() const {
+        if (!m_next_ok) {
+            m_next = compute_next();
+            m_next_ok = true;
+        }
+        return m_next;
+    }
+    std::pair<sc_time, ev> compute_next() const {
         std::pair<sc_time, ev> best{never, ev::none};
         auto consider = [&](const sc_time& t, ev k) {
             if (t < best.first) best = {t, k};
@@ -623,6 +665,8 @@ private:
     uart16550_config m_cfg;
     cycle_clock m_clk;
     sc_time m_now = SC_ZERO_TIME;
+    mutable std::pair<sc_time, ev> m_next;
+    mutable bool m_next_ok = false;
     bool m_reset = false;
     // registers
     std::uint8_t m_ier = 0, m_lcr = 0, m_mcr = 0, m_scr = SCR.reset, m_rbr = RBR_THR.reset;
@@ -630,7 +674,7 @@ private:
     bool m_fifo_en = false, m_dma_mode = false;
     unsigned m_rx_trigger = 1;
     // transmitter
-    std::deque<std::uint8_t> m_txq; // THR (16450 mode) or the TX FIFO
+    small_fifo<std::uint8_t> m_txq; // THR (16450 mode) or the TX FIFO
     sc_time m_head_since;           // when the byte at the head of m_txq got there
     tx_frame m_frame;               // in the TSR
     bool m_frame_active = false;
@@ -653,7 +697,7 @@ private:
     rx_state m_rx = rx_state::hunting;
     sc_time m_hunt_from;
     rx_frame m_rxf;
-    std::deque<rx_char> m_rxq; // RBR (16450 mode) or the RX FIFO
+    small_fifo<rx_char> m_rxq; // RBR (16450 mode) or the RX FIFO
     bool m_oe = false, m_pe = false, m_fe = false, m_bi = false, m_lsr7 = false;
     bool m_timeout = false;
     sc_time m_last_activity;
@@ -666,8 +710,19 @@ private:
 
 struct uart16550::impl {
     impl(const uart16550_config& cfg, const cycle_clock& clk)
-        : core(cfg, clk) {}
+        : core(cfg, clk)
+        , scratch(cfg, clk) {}
     detail::uart16550_core core;
+    // Run forward to find a promise's end; kept to reuse its storage.
+    detail::uart16550_core scratch;
+    // The last promise made: while nothing breaks it, a later read of that register before its end
+    // reads the same value and gets the same end (the state runs on deterministically).
+    struct {
+        bool valid = false;
+        unsigned idx = 0;
+        std::uint64_t breaks = 0;
+        sc_time until;
+    } last_promise;
     sc_event_or_list wake_on;
     detail::promise_breaker breaker; // accesses with side effects, input changes, reset
     detail::access_order order;
@@ -718,7 +773,7 @@ uart16550::uart16550(const sc_module_name& name, const uart16550_config& cfg)
     bus.register_b_transport(this, &uart16550::b_transport);
     bus.register_transport_dbg(this, &uart16550::transport_dbg);
     SC_HAS_PROCESS(uart16550);
-    SC_THREAD(run);
+    SC_METHOD(run);
 }
 
 uart16550::~uart16550() = default;
@@ -771,19 +826,19 @@ void uart16550::drive_outputs() {
     fifo_enabled.write(c.fifo_enabled());
 }
 
+// A method (a next_trigger costs well under half a thread's wait): woken at the model's next event or
+// by an input change or an access that changed the state; it shows the outputs of the present.
 void uart16550::run() {
     detail::uart16550_core& core = m_impl->core;
-    for (;;) {
-        const sc_time now = sc_time_stamp();
-        sample_inputs();
-        core.advance(now);
-        drive_outputs();
-        const sc_time next = core.next_event();
-        if (next == sc_max_time())
-            wait(m_impl->wake_on);
-        else
-            wait(next - now, m_impl->wake_on);
-    }
+    const sc_time now = sc_time_stamp();
+    sample_inputs();
+    core.advance(now);
+    drive_outputs();
+    const sc_time next = core.next_event();
+    if (next == sc_max_time())
+        next_trigger(m_impl->wake_on);
+    else
+        next_trigger(next - now, m_impl->wake_on);
 }
 
 namespace {
@@ -846,10 +901,22 @@ void uart16550::b_transport(tlm::tlm_generic_payload& tx, sc_time& delay) {
             read_promise* promise = nullptr;
             tx.get_extension(promise);
             if (promise && lane0) {
+                auto& last = m_impl->last_promise;
+                const sc_time now = sc_time_stamp();
+                if (!(last.valid && last.idx == idx && last.breaks == m_impl->breaker.count &&
+                      now < last.until)) {
+                    last.until = core.stable_until(idx, m_impl->scratch);
+                    last.idx = idx;
+                    last.breaks = m_impl->breaker.count;
+                    last.valid = true;
+                }
                 m_impl->breaker.promise(*promise);
-                promise->until = core.stable_until(idx);
+                promise->until = last.until;
             }
             to_payload(tx, core.peek(idx));
+            // A read without side effects changed nothing the process shows: no wake.
+            tx.set_response_status(tlm::TLM_OK_RESPONSE);
+            return;
         }
         tx.set_response_status(tlm::TLM_OK_RESPONSE);
         m_wake.notify(SC_ZERO_TIME);
