@@ -24,12 +24,13 @@ cycle_clock::cycle_clock(std::uint64_t hz)
     const std::uint64_t g = std::gcd(m_units_per_s, m_hz);
     m_num = m_units_per_s / g;
     m_den = m_hz / g;
+    if (m_den < (std::uint64_t(1) << 62)) m_n_limit = (std::uint64_t(1) << 62) / m_num;
+    if (m_num < (std::uint64_t(1) << 61)) m_u_limit = (std::uint64_t(1) << 61) / m_den;
 }
 
 // round(n * num / den), exact: 64-bit arithmetic while it cannot overflow, 128-bit beyond.
 std::uint64_t cycle_clock::units_of(std::uint64_t n) const {
-    if (n < (std::uint64_t(1) << 62) / m_num && m_den < (std::uint64_t(1) << 62))
-        return (n * m_num * 2 + m_den) / (m_den * 2);
+    if (n < m_n_limit) return (n * m_num * 2 + m_den) / (m_den * 2);
     return static_cast<std::uint64_t>((u128(n) * m_num * 2 + m_den) / (u128(m_den) * 2));
 }
 
@@ -43,16 +44,14 @@ sc_core::sc_time cycle_clock::time_of(std::uint64_t n) const {
 std::uint64_t cycle_clock::edge_at_or_after(const sc_core::sc_time& t) const {
     const std::uint64_t u = t.value();
     if (u == 0) return 0;
-    if (u < (std::uint64_t(1) << 61) / m_den && m_num < (std::uint64_t(1) << 61))
-        return (2 * m_den * u - m_den + 2 * m_num - 1) / (2 * m_num);
+    if (u < m_u_limit) return (2 * m_den * u - m_den + 2 * m_num - 1) / (2 * m_num);
     return static_cast<std::uint64_t>((u128(2) * m_den * u - m_den + u128(2) * m_num - 1) /
                                       (u128(2) * m_num));
 }
 
 std::uint64_t cycle_clock::edge_at_or_before(const sc_core::sc_time& t) const {
     const std::uint64_t u = t.value();
-    if (u < (std::uint64_t(1) << 61) / m_den && m_num < (std::uint64_t(1) << 61))
-        return (2 * m_den * u + m_den - 1) / (2 * m_num);
+    if (u < m_u_limit) return (2 * m_den * u + m_den - 1) / (2 * m_num);
     return static_cast<std::uint64_t>((u128(2) * m_den * u + m_den - 1) / (u128(2) * m_num));
 }
 

@@ -25,6 +25,8 @@ private:
     std::uint64_t m_hz;
     std::uint64_t m_units_per_s; // time-resolution units per second
     std::uint64_t m_num, m_den;  // m_units_per_s / m_hz in lowest terms
+    // Below these, 64-bit arithmetic cannot overflow (computed once: a division saved per call).
+    std::uint64_t m_n_limit = 0, m_u_limit = 0;
 };
 
 } // namespace uartvp
