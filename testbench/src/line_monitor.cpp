@@ -84,7 +84,16 @@ void line_monitor::run() {
         // Sample k is at the middle of bit k. The thread waits only for the first (the start bit's
         // glitch check) and the last; the samples between come from the recorded edges.
         const unsigned last = fmt.bits_per_frame() - 1;
-        auto mid = [&](unsigned k) { return start + ps_time(bit_offset_ps(baud, 2 * k + 1)); };
+        if (baud != m_offsets_baud || fmt.bits_per_frame() != m_offsets_bits) {
+            m_offsets.clear();
+            for (unsigned k = 0; k <= last; ++k)
+                m_offsets.push_back(ps_time(bit_offset_ps(baud, 2 * k + 1)));
+            m_offsets.push_back(ps_time(bit_offset_ps(baud, 2 * fmt.bits_per_frame())));
+            m_offsets_baud = baud;
+            m_offsets_bits = fmt.bits_per_frame();
+        }
+        auto mid = [&](unsigned k) { return start + m_offsets[k]; };
+        const sc_core::sc_time last_mid = mid(last);
         auto sample = [&]() {
             const sc_core::sc_time t = mid(bit);
             const unsigned k = bit++;
@@ -92,7 +101,7 @@ void line_monitor::run() {
                 if (t > sc_core::sc_time_stamp()) wait(t - sc_core::sc_time_stamp());
                 return line.read();
             }
-            if (mid(last) > sc_core::sc_time_stamp()) wait(mid(last) - sc_core::sc_time_stamp());
+            if (last_mid > sc_core::sc_time_stamp()) wait(last_mid - sc_core::sc_time_stamp());
             return level_at(t);
         };
 
@@ -123,7 +132,7 @@ void line_monitor::run() {
         decoded_char c;
         c.data = static_cast<std::uint8_t>(data);
         c.start = start;
-        c.end = start + ps_time(bit_offset_ps(baud, 2 * fmt.bits_per_frame()));
+        c.end = start + m_offsets[last + 1];
         c.framing_error = framing_error;
         // Every sample low, stop bits included: a break. Its parity means nothing.
         c.is_break = !any_high && all_stops_low;

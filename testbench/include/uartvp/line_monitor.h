@@ -72,6 +72,11 @@ private:
     sc_core::sc_time m_frame_start;
     double m_baud;
     serial_format m_fmt;
+    // Offsets from a frame's start edge of its bit middles and of its end, for m_offsets_baud and
+    // m_offsets_bits bits (computed once per format, not per frame: the exact rounding is dear).
+    std::vector<sc_core::sc_time> m_offsets;
+    double m_offsets_baud = 0;
+    unsigned m_offsets_bits = 0;
     std::vector<std::function<void(const decoded_char&)>> m_callbacks;
     bool m_keep_text = false;
     std::string m_text;
