@@ -416,15 +416,51 @@ std::uint32_t core::read(std::uint64_t addr, unsigned size) {
     return read(addr, size, nullptr, nullptr);
 }
 
-std::uint32_t core::read(std::uint64_t addr, unsigned size, read_promise* promise, bool* target_bound) {
-    std::uint32_t v = 0;
-    tlm::tlm_generic_payload tx;
-    tx.set_command(tlm::TLM_READ_COMMAND);
+// Holds one nesting level's payload for the duration of an access.
+struct core::payload_lease {
+    explicit payload_lease(core& c)
+        : m_c(c) {
+        ++m_c.m_payload_depth;
+    }
+    ~payload_lease() { --m_c.m_payload_depth; }
+    payload_lease(const payload_lease&) = delete;
+    payload_lease& operator=(const payload_lease&) = delete;
+
+private:
+    core& m_c;
+};
+
+// A payload may still hold extensions that live on a stack (an access in progress when the simulation
+// ended): drop them, not free them, before deleting it.
+void core::payload_deleter::operator()(tlm::tlm_generic_payload* tx) const {
+    for (unsigned i = 0; i < tlm::max_num_extensions(); ++i)
+        tx->set_extension(i, nullptr);
+    delete tx;
+}
+
+tlm::tlm_generic_payload& core::payload(tlm::tlm_command cmd, std::uint64_t addr, unsigned char* data,
+                                        unsigned size) {
+    // Called with the lease already taken: level m_payload_depth - 1.
+    while (m_payloads.size() < m_payload_depth)
+        m_payloads.emplace_back(new tlm::tlm_generic_payload);
+    tlm::tlm_generic_payload& tx = *m_payloads[m_payload_depth - 1];
+    tx.set_command(cmd);
     tx.set_address(addr);
-    tx.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
+    tx.set_data_ptr(data);
     tx.set_data_length(size);
     tx.set_streaming_width(size);
+    tx.set_byte_enable_ptr(nullptr);
+    tx.set_byte_enable_length(0);
+    tx.set_dmi_allowed(false);
     tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    return tx;
+}
+
+std::uint32_t core::read(std::uint64_t addr, unsigned size, read_promise* promise, bool* target_bound) {
+    std::uint32_t v = 0;
+    payload_lease lease(*this);
+    tlm::tlm_generic_payload& tx =
+        payload(tlm::TLM_READ_COMMAND, addr, reinterpret_cast<unsigned char*>(&v), size);
     if (promise) tx.set_extension(promise);
     try {
         const bool bound = transport(tx);
@@ -544,13 +580,9 @@ core::poll_result core::poll(std::uint64_t addr, unsigned size,
 }
 
 void core::write(std::uint64_t addr, std::uint32_t value, unsigned size) {
-    tlm::tlm_generic_payload tx;
-    tx.set_command(tlm::TLM_WRITE_COMMAND);
-    tx.set_address(addr);
-    tx.set_data_ptr(reinterpret_cast<unsigned char*>(&value));
-    tx.set_data_length(size);
-    tx.set_streaming_width(size);
-    tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    payload_lease lease(*this);
+    tlm::tlm_generic_payload& tx =
+        payload(tlm::TLM_WRITE_COMMAND, addr, reinterpret_cast<unsigned char*>(&value), size);
     (void)transport(tx);
     ++stats_of_current().mmio_writes;
 }

@@ -186,6 +186,16 @@ private:
     // Returns true if the target's own delay, not the profile's cost, decided when the access ended.
     bool transport(tlm::tlm_generic_payload& tx);
     std::uint32_t read(std::uint64_t addr, unsigned size, read_promise* promise, bool* target_bound);
+    // A payload for one access, reused from access to access (building one allocates its extension
+    // array): one per nesting level, as an interrupt handler taken in sync() issues its own accesses.
+    tlm::tlm_generic_payload& payload(tlm::tlm_command cmd, std::uint64_t addr, unsigned char* data,
+                                      unsigned size);
+    struct payload_deleter {
+        void operator()(tlm::tlm_generic_payload* tx) const;
+    };
+    std::vector<std::unique_ptr<tlm::tlm_generic_payload, payload_deleter>> m_payloads;
+    unsigned m_payload_depth = 0;
+    struct payload_lease;
     task_stats& stats_of_current();
     void account_switch(task* from, task* to);
 

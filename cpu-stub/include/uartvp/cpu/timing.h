@@ -32,7 +32,13 @@ struct timing_profile {
         return fallback;
     }
     sc_core::sc_time cycles(std::uint64_t n) const {
-        return sc_core::sc_time::from_value(n * sc_core::sc_time(1, sc_core::SC_SEC).value() / cpu_hz);
+        return sc_core::sc_time::from_value(n * units_per_s() / cpu_hz);
+    }
+    // Time-resolution units per second, built at first use (the resolution is fixed by then); building
+    // an sc_time from a double on every access cost several percent of a boot's wall time.
+    static std::uint64_t units_per_s() {
+        static const std::uint64_t u = sc_core::sc_time(1, sc_core::SC_SEC).value();
+        return u;
     }
 };
 
