@@ -36,6 +36,7 @@ struct pl011::impl {
     detail::pl011_outputs shown; // what the output ports were last driven with
     std::uint64_t wakes = 0, idle_wakes = 0;
     bool started = false; // the process has run its first activation
+    bool driven = false;  // the output ports have been written once
     // Fast mode: RXD as last seen (the engine applies its changes lazily), and the edge the process
     // is to wake at (UINT64_MAX: none planned).
     bool rxd_seen = true;
@@ -187,25 +188,32 @@ bool same_pins(const detail::pl011_outputs& a, const detail::pl011_outputs& b) {
 } // namespace
 
 bool pl011::drive_outputs(const detail::pl011_outputs& o) {
-    const bool changed = !same_pins(o, m_impl->shown);
+    const detail::pl011_outputs& s = m_impl->shown;
+    const bool changed = !same_pins(o, s);
+    // Only what differs from what the ports were last driven with (every port on the first drive):
+    // the same as writing them all, without a channel call per unchanged port.
+    const bool all = !m_impl->driven;
+    m_impl->driven = true;
+    if (all || o.txd != s.txd) txd.write(o.txd);
+    if (all || o.intr != s.intr) irq.write(o.intr);
+    if (all || o.nrts != s.nrts) write_if_bound(nrts, o.nrts);
+    if (all || o.ndtr != s.ndtr) write_if_bound(ndtr, o.ndtr);
+    if (all || o.nout1 != s.nout1) write_if_bound(nout1, o.nout1);
+    if (all || o.nout2 != s.nout2) write_if_bound(nout2, o.nout2);
+    if (all || o.txdmasreq != s.txdmasreq) write_if_bound(txdmasreq, o.txdmasreq);
+    if (all || o.txdmabreq != s.txdmabreq) write_if_bound(txdmabreq, o.txdmabreq);
+    if (all || o.rxdmasreq != s.rxdmasreq) write_if_bound(rxdmasreq, o.rxdmasreq);
+    if (all || o.rxdmabreq != s.rxdmabreq) write_if_bound(rxdmabreq, o.rxdmabreq);
+    if (all || o.tx_level != s.tx_level) tx_fifo_level.write(o.tx_level);
+    if (all || o.rx_level != s.rx_level) rx_fifo_level.write(o.rx_level);
+    if (all || (o.flags & 0xF8) != (s.flags & 0xF8)) {
+        busy.write(o.flags & 0x08);
+        rxfe.write(o.flags & 0x10);
+        txff.write(o.flags & 0x20);
+        rxff.write(o.flags & 0x40);
+        txfe.write(o.flags & 0x80);
+    }
     m_impl->shown = o;
-    txd.write(o.txd);
-    irq.write(o.intr);
-    write_if_bound(nrts, o.nrts);
-    write_if_bound(ndtr, o.ndtr);
-    write_if_bound(nout1, o.nout1);
-    write_if_bound(nout2, o.nout2);
-    write_if_bound(txdmasreq, o.txdmasreq);
-    write_if_bound(txdmabreq, o.txdmabreq);
-    write_if_bound(rxdmasreq, o.rxdmasreq);
-    write_if_bound(rxdmabreq, o.rxdmabreq);
-    tx_fifo_level.write(o.tx_level);
-    rx_fifo_level.write(o.rx_level);
-    busy.write(o.flags & 0x08);
-    rxfe.write(o.flags & 0x10);
-    txff.write(o.flags & 0x20);
-    rxff.write(o.flags & 0x40);
-    txfe.write(o.flags & 0x80);
     return changed;
 }
 
