@@ -283,6 +283,9 @@ public:
         const std::uint8_t v = peek(idx);
         uart16550_core& c = scratch;
         c = *this;
+        // Outside loopback the TX line's edges reach no register: the copy runs past them.
+        c.m_line_unseen = !(m_mcr & MCR_LOOP);
+        c.m_next_ok = false;
         for (int i = 0; i < 100000; ++i) {
             const sc_time e = c.next_event();
             if (e == never) return never;
@@ -351,14 +354,15 @@ private:
             if (t < best.first) best = {t, k};
         };
         if (m_reset) return best;
-        if (m_frame_active) consider(at_cycle(m_frame.end), ev::tsr_end);
+        const sc_time frame_end = m_frame_active ? at_cycle(m_frame.end) : SC_ZERO_TIME;
+        if (m_frame_active) consider(frame_end, ev::tsr_end);
         if (!m_txq.empty()) {
             // Not before the TSR is free (a byte blocked by the frame leaves when it ends).
             sc_time t = std::max(m_head_since + m_cfg.tx_drain_time, m_now);
-            if (m_frame_active) t = std::max(t, at_cycle(m_frame.end));
+            if (m_frame_active) t = std::max(t, frame_end);
             consider(t, ev::tx_leave);
         }
-        if (m_frame_active && m_edge_k <= m_frame.n)
+        if (m_frame_active && m_edge_k <= m_frame.n && !m_line_unseen)
             consider(at_cycle(m_frame.start + m_edge_k * m_frame.bit), ev::tx_edge);
         consider(m_thre_at, ev::thre_rise);
         consider(rx_event_time(), ev::rx);
@@ -667,6 +671,9 @@ private:
     sc_time m_now = SC_ZERO_TIME;
     mutable std::pair<sc_time, ev> m_next;
     mutable bool m_next_ok = false;
+    // A promise's forward-running copy outside loopback: TX line edges are not processed (the line
+    // is not shown, and only loopback takes it into the receiver).
+    bool m_line_unseen = false;
     bool m_reset = false;
     // registers
     std::uint8_t m_ier = 0, m_lcr = 0, m_mcr = 0, m_scr = SCR.reset, m_rbr = RBR_THR.reset;
@@ -728,6 +735,13 @@ struct uart16550::impl {
     detail::access_order order;
     bool rxd = true, reset = false;
     std::uint8_t modem = 0;
+    struct shown_outputs {
+        bool txd = true, irq = false, ndtr = true, nrts = true, nout1 = true, nout2 = true;
+        unsigned tx_level = 0, rx_level = 0;
+        bool thre = true, temt = true, dr = false, fifo_enabled = false;
+    };
+    shown_outputs shown; // what the ports were last driven with
+    bool driven = false; // the ports have been written once
 };
 
 namespace {
@@ -812,18 +826,37 @@ void uart16550::sample_inputs() {
 
 void uart16550::drive_outputs() {
     const detail::uart16550_core& c = m_impl->core;
-    txd.write(c.txd_pin());
-    irq.write(c.irq_pin());
-    write_if_bound(ndtr, !c.out_active(0x01));
-    write_if_bound(nrts, !c.out_active(0x02));
-    write_if_bound(nout1, !c.out_active(0x04));
-    write_if_bound(nout2, !c.out_active(0x08));
-    tx_fifo_level.write(c.tx_level());
-    rx_fifo_level.write(c.rx_level());
-    thre.write(c.thre());
-    temt.write(c.temt());
-    dr.write(c.data_ready());
-    fifo_enabled.write(c.fifo_enabled());
+    // Only what differs from what the ports were last driven with (every port on the first drive):
+    // the same as writing them all, without a channel call per unchanged port.
+    impl::shown_outputs o;
+    o.txd = c.txd_pin();
+    o.irq = c.irq_pin();
+    o.ndtr = !c.out_active(0x01);
+    o.nrts = !c.out_active(0x02);
+    o.nout1 = !c.out_active(0x04);
+    o.nout2 = !c.out_active(0x08);
+    o.tx_level = c.tx_level();
+    o.rx_level = c.rx_level();
+    o.thre = c.thre();
+    o.temt = c.temt();
+    o.dr = c.data_ready();
+    o.fifo_enabled = c.fifo_enabled();
+    impl::shown_outputs& s = m_impl->shown;
+    const bool all = !m_impl->driven;
+    m_impl->driven = true;
+    if (all || o.txd != s.txd) txd.write(o.txd);
+    if (all || o.irq != s.irq) irq.write(o.irq);
+    if (all || o.ndtr != s.ndtr) write_if_bound(ndtr, o.ndtr);
+    if (all || o.nrts != s.nrts) write_if_bound(nrts, o.nrts);
+    if (all || o.nout1 != s.nout1) write_if_bound(nout1, o.nout1);
+    if (all || o.nout2 != s.nout2) write_if_bound(nout2, o.nout2);
+    if (all || o.tx_level != s.tx_level) tx_fifo_level.write(o.tx_level);
+    if (all || o.rx_level != s.rx_level) rx_fifo_level.write(o.rx_level);
+    if (all || o.thre != s.thre) thre.write(o.thre);
+    if (all || o.temt != s.temt) temt.write(o.temt);
+    if (all || o.dr != s.dr) dr.write(o.dr);
+    if (all || o.fifo_enabled != s.fifo_enabled) fifo_enabled.write(o.fifo_enabled);
+    s = o;
 }
 
 // A method (a next_trigger costs well under half a thread's wait): woken at the model's next event or
