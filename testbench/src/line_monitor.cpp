@@ -23,7 +23,7 @@ line_monitor::line_monitor(sc_core::sc_module_name name, double baud, serial_for
     , m_fmt(fmt) {
     check(baud, fmt);
     SC_HAS_PROCESS(line_monitor);
-    SC_THREAD(run);
+    SC_METHOD(run);
     SC_METHOD(record);
     sensitive << line;
     dont_initialize();
@@ -62,86 +62,105 @@ void line_monitor::emit(const decoded_char& c) {
         cb(c);
 }
 
+// A method, woken by the line's changes while it waits for a frame and at the two samples it takes
+// itself in a frame (a next_trigger costs well under half a thread's wait).
 void line_monitor::run() {
-    using sc_core::wait;
-    for (;;) {
-        // A line that is low (at start-up or after a break) is not idle: wait for it to go high first.
-        while (!line.read())
-            wait(line.value_changed_event());
-        // Idle: sleep until the line changes; only a falling edge starts a frame.
-        do
-            wait(line.value_changed_event());
-        while (line.read());
-
-        // The format is latched per frame, so set_format() between frames is safe.
-        const double baud = m_baud;
-        const serial_format fmt = m_fmt;
-        const sc_core::sc_time start = sc_core::sc_time_stamp();
-        m_busy = true;
-        m_edges.clear();
-        m_frame_start = start;
-        unsigned bit = 0;
-        // Sample k is at the middle of bit k. The thread waits only for the first (the start bit's
-        // glitch check) and the last; the samples between come from the recorded edges.
-        const unsigned last = fmt.bits_per_frame() - 1;
-        if (baud != m_offsets_baud || fmt.bits_per_frame() != m_offsets_bits) {
-            m_offsets.clear();
-            for (unsigned k = 0; k <= last; ++k)
-                m_offsets.push_back(ps_time(bit_offset_ps(baud, 2 * k + 1)));
-            m_offsets.push_back(ps_time(bit_offset_ps(baud, 2 * fmt.bits_per_frame())));
-            m_offsets_baud = baud;
-            m_offsets_bits = fmt.bits_per_frame();
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    switch (m_state) {
+    case state::wait_high: // at start-up or after a frame: a line that is low is not idle yet
+        if (!line.read()) {
+            next_trigger(line.value_changed_event());
+            return;
         }
-        auto mid = [&](unsigned k) { return start + m_offsets[k]; };
-        const sc_core::sc_time last_mid = mid(last);
-        auto sample = [&]() {
-            const sc_core::sc_time t = mid(bit);
-            const unsigned k = bit++;
-            if (k == 0 || k == last) {
-                if (t > sc_core::sc_time_stamp()) wait(t - sc_core::sc_time_stamp());
-                return line.read();
-            }
-            if (last_mid > sc_core::sc_time_stamp()) wait(last_mid - sc_core::sc_time_stamp());
-            return level_at(t);
-        };
-
-        if (sample()) { // start bit high at its middle: a glitch, not a frame
+        m_state = state::idle;
+        next_trigger(line.value_changed_event());
+        return;
+    case state::idle: // only a falling edge starts a frame
+        if (line.read()) {
+            next_trigger(line.value_changed_event());
+            return;
+        }
+        start_frame(now);
+        m_state = state::start_bit;
+        next_trigger(m_frame_start + m_offsets[0] - now);
+        return;
+    case state::start_bit:
+        if (line.read()) { // start bit high at its middle: a glitch, not a frame
             ++m_false_starts;
             m_busy = false;
-            continue;
+            m_state = state::idle; // the line is high
+            next_trigger(line.value_changed_event());
+            return;
         }
-        bool any_high = false;
-        unsigned data = 0;
-        for (unsigned i = 0; i < fmt.data_bits; ++i) {
-            const bool b = sample();
-            data |= (b ? 1u : 0u) << i; // LSB first
-            any_high |= b;
-        }
-        bool parity_error = false;
-        if (fmt.has_parity()) {
-            const bool p = sample();
-            any_high |= p;
-            parity_error = p != (fmt.parity_bit(static_cast<std::uint8_t>(data)) != 0);
-        }
-        bool framing_error = false, all_stops_low = true;
-        for (unsigned i = 0; i < fmt.stop_bits; ++i) {
-            const bool s = sample();
-            framing_error |= !s;
-            all_stops_low &= !s;
-        }
-        decoded_char c;
-        c.data = static_cast<std::uint8_t>(data);
-        c.start = start;
-        c.end = start + m_offsets[last + 1];
-        c.framing_error = framing_error;
-        // Every sample low, stop bits included: a break. Its parity means nothing.
-        c.is_break = !any_high && all_stops_low;
-        c.parity_error = !c.is_break && parity_error;
-        m_busy = false;
-        emit(c);
-        // After a break, the next frame cannot start before the line has gone high again: the loop's
-        // first wait handles it.
+        m_state = state::last_bit;
+        next_trigger(m_frame_start + m_offsets[m_frame_fmt.bits_per_frame() - 1] - now);
+        return;
+    case state::last_bit:
+        end_frame();
+        // After a break, the next frame cannot start before the line has gone high again.
+        m_state = line.read() ? state::idle : state::wait_high;
+        next_trigger(line.value_changed_event());
+        return;
     }
+}
+
+void line_monitor::start_frame(const sc_core::sc_time& start) {
+    // The format is latched per frame, so set_format() between frames is safe.
+    m_frame_fmt = m_fmt;
+    const unsigned bits = m_fmt.bits_per_frame();
+    if (m_baud != m_offsets_baud || bits != m_offsets_bits) {
+        m_offsets.clear();
+        for (unsigned k = 0; k < bits; ++k)
+            m_offsets.push_back(ps_time(bit_offset_ps(m_baud, 2 * k + 1)));
+        m_offsets.push_back(ps_time(bit_offset_ps(m_baud, 2 * bits)));
+        m_offsets_baud = m_baud;
+        m_offsets_bits = bits;
+    }
+    m_busy = true;
+    m_edges.clear();
+    m_frame_start = start;
+}
+
+// At the middle of the frame's last bit: sample k is at the middle of bit k; the method woke only for
+// the first (the start bit's glitch check) and the last, the samples between come from the recorded
+// edges.
+void line_monitor::end_frame() {
+    const serial_format& fmt = m_frame_fmt;
+    const unsigned last = fmt.bits_per_frame() - 1;
+    unsigned bit = 1;
+    auto sample = [&]() {
+        const unsigned k = bit++;
+        return k == last ? line.read() : level_at(m_frame_start + m_offsets[k]);
+    };
+    bool any_high = false;
+    unsigned data = 0;
+    for (unsigned i = 0; i < fmt.data_bits; ++i) {
+        const bool b = sample();
+        data |= (b ? 1u : 0u) << i; // LSB first
+        any_high |= b;
+    }
+    bool parity_error = false;
+    if (fmt.has_parity()) {
+        const bool p = sample();
+        any_high |= p;
+        parity_error = p != (fmt.parity_bit(static_cast<std::uint8_t>(data)) != 0);
+    }
+    bool framing_error = false, all_stops_low = true;
+    for (unsigned i = 0; i < fmt.stop_bits; ++i) {
+        const bool s = sample();
+        framing_error |= !s;
+        all_stops_low &= !s;
+    }
+    decoded_char c;
+    c.data = static_cast<std::uint8_t>(data);
+    c.start = m_frame_start;
+    c.end = m_frame_start + m_offsets[last + 1];
+    c.framing_error = framing_error;
+    // Every sample low, stop bits included: a break. Its parity means nothing.
+    c.is_break = !any_high && all_stops_low;
+    c.parity_error = !c.is_break && parity_error;
+    m_busy = false;
+    emit(c);
 }
 
 } // namespace uartvp

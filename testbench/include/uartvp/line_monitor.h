@@ -44,7 +44,8 @@ public:
     double baud() const { return m_baud; }
     const serial_format& format() const { return m_fmt; }
 
-    // Called for every decoded character (and break), at the middle of its last stop bit.
+    // Called for every decoded character (and break), at the middle of its last stop bit, from the
+    // monitor's process, a method: a callback must not wait.
     void on_char(std::function<void(const decoded_char&)> cb) { m_callbacks.push_back(std::move(cb)); }
 
     // Keep the decoded data bytes (breaks excluded) in text(); off by default so long runs stay bounded.
@@ -62,6 +63,8 @@ public:
 
 private:
     void run();
+    void start_frame(const sc_core::sc_time& start);
+    void end_frame();
     void record();
     bool level_at(const sc_core::sc_time& t) const;
     void emit(const decoded_char& c);
@@ -75,6 +78,8 @@ private:
     // Offsets from a frame's start edge of its bit middles and of its end, for m_offsets_baud and
     // m_offsets_bits bits (computed once per format, not per frame: the exact rounding is dear).
     std::vector<sc_core::sc_time> m_offsets;
+    serial_format m_frame_fmt; // the format the frame in progress started with
+    enum class state { wait_high, idle, start_bit, last_bit } m_state = state::wait_high;
     double m_offsets_baud = 0;
     unsigned m_offsets_bits = 0;
     std::vector<std::function<void(const decoded_char&)>> m_callbacks;
