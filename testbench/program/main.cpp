@@ -24,10 +24,12 @@
 
 #include <uartvp/cpu/core.h>
 
+#include "line_header.h"
 #include "outputs.h"
 #include "payload.h"
 #include "scenario.h"
 #include "stop.h"
+#include "terminal.h"
 #include "version.h"
 #include "waves.h"
 
@@ -90,6 +92,8 @@ struct run_options {
     std::string vcd;
     bool vcd_rtl = false;
     bool expect_loss = false;
+    std::string terminal, duration; // run --terminal, --duration (terminal.h)
+    bool duration_given = false;
 };
 
 // A path as the file it names: the real directory, then the name (the file need not exist yet).
@@ -198,6 +202,10 @@ run_request make_request(const run_options& o, bool need_variant) {
         if (!s->has_rtl) throw usage_error("--vcd-rtl: " + s->name + " has no RTL model");
         rq.vcd_rtl = true;
     }
+    apply_terminal_options(*s, rq, o.terminal, o.duration, o.duration_given,
+                           !o.payload_file.empty() || o.payload_bytes_given);
+    if (rq.terminal == "stdio" && o.json == "-")
+        throw usage_error("--terminal stdio and --json - both want standard output");
     check_outputs(o);
     return rq;
 }
@@ -205,6 +213,7 @@ run_request make_request(const run_options& o, bool need_variant) {
 std::string summary(const run_result& r) {
     std::string out = fmt::format("{} / {} / {}  ({} console writes, {})\n", r.scenario, r.variant, r.profile,
                                   r.payload_lines, r.payload_source);
+    if (const std::string line = line_header(r.params); !line.empty()) out += "  " + line;
     auto row = [&out](const char* k, const std::string& v) { out += fmt::format("  {:<22} {}\n", k, v); };
     row("sim time", fmt::format("{:.3f} ms", r.sim_time_ns / 1e6));
     row("line idle at", fmt::format("{:.3f} ms", r.line_idle_ns / 1e6));
@@ -224,7 +233,10 @@ std::string summary(const run_result& r) {
             fmt::format("{} at byte {} ({:.3f} ms)", r.first_difference["kind"].get<std::string>(),
                         r.first_difference["expected_index"].get<std::uint64_t>(),
                         r.first_difference["time_ns"].get<double>() / 1e6));
-    row("outcome", r.clean() ? "clean" : r.as_expected() ? "loss, as expected" : "DIFFERENCE");
+    row("outcome", r.interactive     ? "interactive"
+                   : r.clean()       ? "clean"
+                   : r.as_expected() ? "loss, as expected"
+                                     : "DIFFERENCE");
     return out;
 }
 
@@ -233,8 +245,8 @@ int cmd_run(const run_options& o) {
     stop::check();
     json_output json(o.json);
     const run_result r = find_scenario(rq.scenario)->run(rq);
-    // With --json - standard output carries the JSON alone.
-    std::FILE* text = json.to_stdout() ? stderr : stdout;
+    // With --json - standard output carries the JSON alone, with --terminal stdio the console.
+    std::FILE* text = json.to_stdout() || rq.terminal == "stdio" ? stderr : stdout;
     std::string out = summary(r);
     if (const scenario_def& s = *find_scenario(rq.scenario); s.summary_rows)
         for (const auto& [k, v] : s.summary_rows(r))
@@ -385,7 +397,8 @@ int cmd_compare(const run_options& o, const std::string& self) {
     }
     // Console output rate beside the seed's figure, for scenarios that have one.
     if (std::any_of(rows.begin(), rows.end(), [](const row& w) { return w.r.contains("seed_kbps"); })) {
-        table += fmt::format("{:<{}} {:>10} {:>10} {:>10}\n", "variant", vw + 1, "KB/s", "seed KB/s", "ratio");
+        table +=
+            fmt::format("{:<{}} {:>10} {:>10} {:>10}\n", "variant", vw + 1, "KB/s", "seed KB/s", "ratio");
         const double k0 = base.value("throughput_kbps", 0.0);
         for (const row& w : rows)
             table += fmt::format(
@@ -480,6 +493,11 @@ int main(int argc, char** argv) {
     run->add_flag("--vcd-rtl", o.vcd_rtl,
                   "with --vcd: also NAME.rtl.vcd, the full RTL trace from Verilator (every evaluated edge; "
                   "every cycle with --mode reference)");
+    run->add_option("--terminal", o.terminal,
+                    "stdio, pty or tcp:PORT: the UART's lines on a host terminal whose input replaces the "
+                    "RX payload (tty-paste --variant echo or read), paced to wall-clock time; no scoreboard");
+    run->add_option("--duration", o.duration, "with --terminal: end after this many simulated seconds")
+        ->each([&o](const std::string&) { o.duration_given = true; });
     auto* compare = app.add_subcommand("compare", "run every variant, each in its own process, side by side");
     add_common(compare, false);
 

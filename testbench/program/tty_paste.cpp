@@ -30,6 +30,7 @@
 #include "serial/8250_port.h"
 #include "serial/amba_pl011.h"
 #include "stop.h"
+#include "terminal.h"
 #include "waves.h"
 
 namespace uartvp::program {
@@ -133,10 +134,11 @@ cpu::timing_profile timing(const params& p) {
 }
 
 // A machine of `cores` cores, one UART (a PL011 or a 16550) with its IRQ line to irq_cpu, an RX
-// injector pasting into RXD, a line monitor on TXD.
+// injector pasting into RXD (or, with a terminal, the terminal typing into it), a line monitor on TXD.
 class tty_platform : public sc_module {
 public:
     sc_signal<bool> txd{"txd", true}, irq{"irq", false}, rxd{"rxd", true};
+    sc_signal<bool> rxd_unused{"rxd_unused", true}; // the injector's line while a terminal drives RXD
     cpu::machine kernel;
     router bus;
     std::unique_ptr<pl011> pl;
@@ -149,13 +151,15 @@ public:
     sc_event workload_done;        // else the writer notifies it once it handed everything over
     std::function<bool()> settled; // nothing left to do: the supervisor stops the simulation
     bool timed_out = false;
+    serial_terminal* term = nullptr; // drives RXD: the run lasts as long as it does
 
-    tty_platform(const sc_module_name& name, const params& p)
+    tty_platform(const sc_module_name& name, const params& p, serial_terminal* terminal)
         : sc_module(name)
         , kernel("kernel", p.cores, timing(p), kernel_costs(p))
         , bus("bus")
         , inj("paste", static_cast<double>(p.baud), p.frame)
         , tx_monitor("txd_monitor", line_baud(p), line_format(p))
+        , term(terminal)
         , m_p(p) {
         for (auto& c : kernel.cores) {
             c->set_collapse_polls(!p.reference);
@@ -187,7 +191,13 @@ public:
             pl->irq(irq);
             pl->rxd(rxd);
         }
-        inj.line(rxd);
+        if (term) {
+            inj.line(rxd_unused);
+            term->rxd(rxd);
+            term->txd(txd);
+        } else {
+            inj.line(rxd);
+        }
         tx_monitor.line(txd);
         irq_line = kernel.add_irq_line(irq, com ? "serial" : "uart-pl011", p.irq_cpu);
         SC_HAS_PROCESS(tty_platform);
@@ -242,7 +252,15 @@ private:
     // interrupts served, the reader or the line done); a run that does not settle within a second and
     // two hog periods is an internal error.
     void supervise() {
-        if (paste) {
+        if (term) {
+            // Until the terminal ends; at the end of input, until what was typed has been served (and
+            // echoed), at a hang-up or the duration's end at once.
+            if (!term->ended()) wait(term->ended_event());
+            if (term->reason() != serial_terminal::end_reason::end_of_input) {
+                sc_stop();
+                return;
+            }
+        } else if (paste) {
             wait(t0());
             if (!inj.idle()) wait(inj.done_event());
         } else {
@@ -308,13 +326,16 @@ run_result run_tty_paste(const run_request& rq) {
     const bool paste = rq.variant == "read" || rq.variant == "echo";
     std::unique_ptr<waves> w;
     if (!rq.vcd.empty()) w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud));
-    tty_platform soc("soc", p);
+    // A terminal's input is read from t0 on, once the port is open.
+    const std::unique_ptr<serial_terminal> term =
+        rq.terminal.empty() ? nullptr : open_terminal(rq, line_baud(p), line_format(p), t0());
+    tty_platform soc("soc", p, term.get());
     if (w) soc.add_waves(*w);
 
-    // The payload as it is: the paste's (or the write's) bytes.
+    // The payload as it is: the paste's (or the write's) bytes; a terminal's input replaces it.
     std::string text;
     std::uint64_t lines = 0;
-    for (std::string line; rq.payload->next(line); ++lines)
+    for (std::string line; !term && rq.payload->next(line); ++lines)
         text += line;
     if (const std::string why = rq.payload->error(); !why.empty()) throw std::runtime_error(why);
 
@@ -380,9 +401,11 @@ run_result run_tty_paste(const run_request& rq) {
     double tx_idle_ns = 0;
     std::uint64_t tx_idle_gaps = 0;
     bool any_tx = false;
+    std::uint64_t tx_decoded = 0;
     soc.tx_monitor.on_char([&](const decoded_char& c) {
         if (c.is_break) return;
-        tx_sb.observe(c.data, c.start);
+        ++tx_decoded;
+        if (!term) tx_sb.observe(c.data, c.start); // a terminal's run has no scoreboard
         // The transmitter idles where a character starts a quarter bit or more after the one before.
         if (any_tx && c.start > prev_tx_end &&
             (c.start - prev_tx_end).to_seconds() * static_cast<double>(p.baud) >= 0.25) {
@@ -399,7 +422,7 @@ run_result run_tty_paste(const run_request& rq) {
     sc_time last_rx_at;
     bool writer_done = false;
     if (paste) {
-        soc.inj.send(text, t0());
+        if (!term) soc.inj.send(text, t0());
         const bool echo = rq.variant == "echo";
         soc.kernel.cpu(cpu).create_task(echo ? "echo" : "reader", [&, echo] {
             kapi::wait_event(open_wait, [&] { return opened; });
@@ -410,11 +433,11 @@ run_result run_tty_paste(const run_request& rq) {
                 const std::size_t n = sw::n_tty_read(tty, buf.data(), buf.size());
                 cpu::core::current().sync();
                 last_rx_at = cpu::core::current().local_time();
-                for (std::size_t i = 0; i < n; ++i)
+                for (std::size_t i = 0; i < n && !term; ++i)
                     rx.observe(buf[i], last_rx_at);
                 received += n;
                 if (echo) { // write(fd, buf, n): what was read goes back out
-                    tx_sb.expect(std::string_view(reinterpret_cast<const char*>(buf.data()), n));
+                    if (!term) tx_sb.expect(std::string_view(reinterpret_cast<const char*>(buf.data()), n));
                     sw::tty_write(tty, buf.data(), n);
                 }
             }
@@ -488,8 +511,9 @@ run_result run_tty_paste(const run_request& rq) {
         throw std::runtime_error("the tty did not settle: the interrupts or the reader never caught up");
     if (sc_time_stamp() >= sc_max_time() / 2)
         throw std::runtime_error("simulated time ran out of range: the timing parameters are too slow");
+    if (term) term->drain(std::chrono::seconds(1));
     tx_sb.finish(sc_time_stamp());
-    const std::uint64_t pasted = soc.inj.chars_sent();
+    const std::uint64_t pasted = term ? term->injector().chars_sent() : soc.inj.chars_sent();
     if (w) w->finish();
     if (open_end > t0())
         throw std::runtime_error("the port's open took longer than the time before the paste");
@@ -510,11 +534,13 @@ run_result run_tty_paste(const run_request& rq) {
     r.payload_source = rq.payload_source;
     r.payload_lines = lines;
     r.expect_loss = rq.expect_loss;
+    r.interactive = term != nullptr;
+    if (term) r.payload_source = "terminal:" + rq.terminal;
     const sc_time end = rq.variant == "read" ? last_rx_at : last_tx_end;
     r.sim_time_ns = end > t0() ? (end - t0()).to_seconds() * 1e9 : 0;
     r.line_idle_ns = last_tx_end > t0() ? (last_tx_end - t0()).to_seconds() * 1e9 : 0;
     r.bytes_written = port.icount.tx;
-    r.bytes_on_line = tx_sb.observed_count();
+    r.bytes_on_line = term ? tx_decoded : tx_sb.observed_count();
     r.lost_bytes = tx_sb.lost();
     r.corrupted_bytes = tx_sb.corrupted();
     r.duplicated_bytes = tx_sb.duplicated();
@@ -545,7 +571,7 @@ run_result run_tty_paste(const run_request& rq) {
     add_kernel_results(r, soc.kernel);
     add_host_counts(r, soc.pl.get());
     // The received side: pasted bytes the reader never got, by in-order comparison.
-    r.rx_lost_bytes = paste ? pasted - rx.matched : 0;
+    r.rx_lost_bytes = paste && !term ? pasted - rx.matched : 0;
     r.rx_extra_bytes = rx.extra;
     const cpu::irq_line_stats& line = soc.kernel.irq_lines().at(static_cast<std::size_t>(soc.irq_line));
     std::uint64_t hog_windows = 0, with_overrun = 0;
@@ -579,6 +605,7 @@ run_result run_tty_paste(const run_request& rq) {
         {"tx_idle_gaps", tx_idle_gaps},
         {"hog_windows", hog_windows},
         {"hog_windows_with_overrun", with_overrun}};
+    if (term) r.extra["terminal"] = terminal_results(*term);
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     return r;
 }
@@ -615,6 +642,16 @@ std::string compare_table(const std::vector<nlohmann::json>& runs) {
 
 std::vector<std::pair<std::string, std::string>> summary_rows(const run_result& r) {
     const nlohmann::json& x = r.extra;
+    if (x.contains("terminal")) {
+        const nlohmann::json& t = x["terminal"];
+        return {{"terminal", fmt::format("{}, {} at {:.6f} s simulated", t["device"].get<std::string>(),
+                                         t["end"].get<std::string>(), t["end_time_ns"].get<double>() / 1e9)},
+                {"typed / shown", fmt::format("{} / {}", t["bytes_typed"].get<std::uint64_t>(),
+                                              t["bytes_shown"].get<std::uint64_t>())},
+                {"received", std::to_string(x["rx_bytes_received"].get<std::uint64_t>())},
+                {"rx overruns", std::to_string(x["rx_overruns"].get<std::uint64_t>())},
+                {"uart irqs", std::to_string(x["uart_irqs"].get<std::uint64_t>())}};
+    }
     return {
         {"pasted / received", fmt::format("{} / {}", x["rx_bytes_pasted"].get<std::uint64_t>(),
                                           x["rx_bytes_received"].get<std::uint64_t>())},
@@ -684,6 +721,9 @@ scenario_def tty_paste_scenario() {
     s.run = run_tty_paste;
     s.compare_table = compare_table;
     s.summary_rows = summary_rows;
+    s.terminal_variants = {"echo", "read"};
+    s.terminal_refusal = "reads nothing: the write variant only writes its payload (--terminal goes with "
+                         "--variant echo or read)";
     return s;
 }
 
