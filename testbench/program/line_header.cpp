@@ -15,6 +15,7 @@ std::string hz_text(double hz) {
 std::string line_header(const nlohmann::json& p) {
     if (!p.contains("baud") || !p.contains("uartclk_hz")) return {};
     const double baud = p["baud"].get<double>(), clk = p["uartclk_hz"].get<double>();
+    const std::uint64_t baud_n = p["baud"].get<std::uint64_t>();
     const std::string frame = p.value("frame", std::string("?"));
     double divisor = 0;
     std::string clock, div;

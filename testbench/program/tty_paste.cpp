@@ -26,6 +26,7 @@
 #include <uartvp/scoreboard.h>
 #include <uartvp/uart16550.h>
 
+#include "progress.h"
 #include "scenario.h"
 #include "serial/8250_port.h"
 #include "serial/amba_pl011.h"
@@ -506,6 +507,13 @@ run_result run_tty_paste(const run_request& rq) {
         if (!tp.xmit_fifo.is_empty()) return false;
         return paste || writer_done;
     };
+    // Progress: the paste's (or the write's) share on the line.
+    if (!text.empty())
+        progress::set_share([&] {
+            const double done =
+                paste ? static_cast<double>(soc.inj.chars_sent()) : static_cast<double>(port.icount.tx);
+            return done / static_cast<double>(text.size());
+        });
     stop::simulate();
     if (soc.timed_out)
         throw std::runtime_error("the tty did not settle: the interrupts or the reader never caught up");
