@@ -1,10 +1,16 @@
 // Long runs that talk: the line parameters in effect in run's and compare's headers, progress on
 // standard error (forced with --progress off a terminal, silenced by --quiet), compare -j N with the
 // same rows as one at a time, --variants, and sweep's cross product, JSON Lines, exit codes and checks.
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <chrono>
 #include <fstream>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -43,6 +49,31 @@ std::string without_wall(const std::string& table) {
             "\n";
     }
     return out;
+}
+
+// The children of `pid` that are `uartvp run` already (right after fork they are still copies), with
+// the directory their --json goes to.
+std::vector<std::pair<pid_t, std::string>> running_children(pid_t pid) {
+    std::ifstream f("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+    std::vector<std::pair<pid_t, std::string>> out;
+    for (pid_t c; f >> c;) {
+        std::ifstream cl("/proc/" + std::to_string(c) + "/cmdline");
+        std::vector<std::string> args;
+        for (std::string a; std::getline(cl, a, '\0');)
+            args.push_back(a);
+        if (args.size() < 2 || args[1] != "run") continue;
+        for (std::size_t i = 0; i + 1 < args.size(); ++i)
+            if (args[i] == "--json") out.emplace_back(c, args[i + 1].substr(0, args[i + 1].rfind('/')));
+    }
+    return out;
+}
+
+bool gone(pid_t pid) {
+    if (kill(pid, 0) != 0) return errno == ESRCH;
+    std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+    std::string all((std::istreambuf_iterator<char>(f)), {});
+    const auto close = all.rfind(')');
+    return close != std::string::npos && close + 2 < all.size() && all[close + 2] == 'Z';
 }
 
 } // namespace
@@ -242,5 +273,34 @@ TEST(LongRuns, EmittedJobsAreAbsoluteAndCollectNamesAMissingResult) {
     EXPECT_EQ(c.code, 2) << c.err;
     EXPECT_NE(c.err.find("run 1 (read hw 200 B) has no result"), std::string::npos) << c.err;
     EXPECT_FALSE(std::ifstream(dir + "/c.jsonl").good()) << "no half-collected output";
+    remove_dir(dir);
+}
+
+// A stop by signal ends every child running side by side, removes the scratch directory and leaves no
+// output; the sweep ends by the signal.
+TEST(LongRuns, SweepStoppedBySignalEndsEveryChildAndLeavesNothing) {
+    using namespace std::chrono_literals;
+    const std::string dir = make_tmpdir();
+    process p({"sweep", "earlycon-pl011", "--profile", "vm", "--variants", "v0,v1,v2", "--payload-bytes",
+               "10000000", "-j", "2", "--json", dir + "/s.jsonl"});
+    std::vector<std::pair<pid_t, std::string>> kids;
+    ASSERT_TRUE(eventually(
+        [&] {
+            kids = running_children(p.pid());
+            return kids.size() == 2;
+        },
+        20s))
+        << p.err();
+    const std::string scratch = kids.front().second;
+    EXPECT_EQ(scratch.rfind("/tmp/uartvp-sweep-", 0), 0u) << scratch;
+    std::this_thread::sleep_for(300ms);
+    p.signal(SIGTERM);
+    ASSERT_TRUE(p.wait_for(1s)) << "still running a second later";
+    EXPECT_EQ(p.end_signal(), SIGTERM) << p.code() << ": " << p.err();
+    for (const auto& k : kids)
+        EXPECT_TRUE(eventually([&] { return gone(k.first); }, 1s)) << "run " << k.first << " goes on";
+    struct stat st {};
+    EXPECT_NE(stat(scratch.c_str(), &st), 0) << "the scratch directory is left";
+    EXPECT_EQ(entries(dir), std::vector<std::string>{});
     remove_dir(dir);
 }
