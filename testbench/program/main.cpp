@@ -554,14 +554,18 @@ int main(int argc, char** argv) {
         return exit_usage;
     }
     int code = exit_internal;
+    bool helped = false;
     try {
         try {
             app.parse(argc, argv);
         } catch (const CLI::ParseError& e) {
             if (e.get_exit_code() != 0) throw usage_error(shorten_words(e.what()) + " (see 'uartvp --help')");
             code = app.exit(e); // --help, --version
+            helped = true;
         }
-        if (list->parsed()) {
+        if (helped) {
+            // a subcommand's --help: printed, nothing to run
+        } else if (list->parsed()) {
             emit(stdout, list_text());
             code = exit_ok;
         } else if (run->parsed() || compare->parsed() || sweep->parsed()) {

@@ -304,3 +304,14 @@ TEST(LongRuns, SweepStoppedBySignalEndsEveryChildAndLeavesNothing) {
     EXPECT_EQ(entries(dir), std::vector<std::string>{});
     remove_dir(dir);
 }
+
+TEST(LongRuns, EachCommandsHelpPrintsItAndRunsNothing) {
+    for (const char* c : {"run", "compare", "sweep"}) {
+        const result r = run_uartvp(std::string(c) + " --help");
+        EXPECT_EQ(r.code, 0) << c << ": " << r.err;
+        EXPECT_EQ(r.err, "") << c;
+        EXPECT_NE(r.out.find("--progress"), std::string::npos) << c << ": " << r.out;
+    }
+    EXPECT_NE(run_uartvp("compare --help").out.find("--variants"), std::string::npos);
+    EXPECT_NE(run_uartvp("run --help").out.find("--terminal"), std::string::npos);
+}
