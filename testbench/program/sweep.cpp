@@ -265,8 +265,10 @@ int collect(const sweep_options& o) {
                 fmt::format("--collect: run {} ({}) has no result {}: run its job (line {} of the "
                             "jobs file) again",
                             i, shown_point(pts[i]), file, i + 1));
+        const bool same_payload = pts[i].payload_bytes.empty() ||
+                                  r.value("payload", std::string()) == "generated:" + pts[i].payload_bytes;
         if (r.value("variant", std::string()) != pts[i].variant ||
-            r.value("profile", std::string()) != pts[i].profile)
+            r.value("profile", std::string()) != pts[i].profile || !same_payload)
             throw usage_error(fmt::format("--collect: {} is not the result of run {} ({}): a stale file?",
                                           file, i, shown_point(pts[i])));
         lines.push_back(line_of(r, pts[i], i));

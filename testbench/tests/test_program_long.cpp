@@ -273,6 +273,12 @@ TEST(LongRuns, EmittedJobsAreAbsoluteAndCollectNamesAMissingResult) {
     EXPECT_EQ(c.code, 2) << c.err;
     EXPECT_NE(c.err.find("run 1 (read hw 200 B) has no result"), std::string::npos) << c.err;
     EXPECT_FALSE(std::ifstream(dir + "/c.jsonl").good()) << "no half-collected output";
+    // Another run's result in its place is named as stale.
+    std::ofstream(dir + "/run-00001.json") << slurp(dir + "/run-00000.json");
+    const result stale = run_uartvp("sweep --collect " + dir + " --json " + dir + "/c.jsonl");
+    EXPECT_EQ(stale.code, 2) << stale.err;
+    EXPECT_NE(stale.err.find("is not the result of run 1"), std::string::npos) << stale.err;
+    EXPECT_FALSE(std::ifstream(dir + "/c.jsonl").good());
     remove_dir(dir);
 }
 
