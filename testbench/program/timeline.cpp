@@ -1,6 +1,7 @@
 #define SC_INCLUDE_DYNAMIC_PROCESSES // sc_spawn: a method per counter
 #include "timeline.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 
@@ -20,13 +21,13 @@ namespace {
 std::string json_string(std::string_view s) {
     return nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
-// A record as a span's name: its first line, cut to fit a track.
+// A record as a span's name: its first line, cut to fit a track ("..." marks the cut).
 std::string short_text(std::string_view s) {
     std::string out;
     for (char c : s) {
         if (c == '\n' || c == '\r') break;
         out += c;
-        if (out.size() >= 60) {
+        if (out.size() >= 120) {
             out += "...";
             break;
         }
@@ -53,10 +54,7 @@ timeline::timeline(const sc_module_name& name, const std::string& path, const st
     m_tmp = outputs::temporary(path);
     m_out = std::fopen(m_tmp.c_str(), "w");
     if (!m_out) throw std::runtime_error("cannot write " + shown(path));
-    // Timestamps are in microseconds: written exactly, as the resolution's digits after the point.
     m_units_per_us = sc_time(1, SC_US).value();
-    for (std::uint64_t u = m_units_per_us; u > 1; u /= 10)
-        ++m_digits;
     std::fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", m_out);
     event("\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":" +
           json_string(title) + "}");
@@ -67,10 +65,28 @@ timeline::~timeline() {
     if (!m_done) std::remove(m_tmp.c_str());
 }
 
+// Timestamps in microseconds as multiples of 2^-20 us (0.95 ps), written exactly: a viewer that adds
+// a span's dur to its ts in floating point gets the next span's ts exactly (picosecond decimals would
+// not add up, and spans that touch would overlap), up to 2^33 us (2.4 hours) of simulated time.
+std::uint64_t timeline::steps(const sc_time& t) const {
+    using u128 = unsigned __int128;
+    return static_cast<std::uint64_t>((u128(t.value()) * (u128(1) << 20) + m_units_per_us / 2) /
+                                      m_units_per_us);
+}
+
+std::string timeline::time(std::uint64_t q) const {
+    using u128 = unsigned __int128;
+    std::string frac;
+    u128 f = u128(q & ((1u << 20) - 1)) * 95'367'431'640'625ull; // x 5^20: the fraction in 10^-20
+    for (int i = 0; i < 20; ++i, f /= 10)
+        frac.insert(frac.begin(), static_cast<char>('0' + static_cast<int>(f % 10)));
+    while (!frac.empty() && frac.back() == '0')
+        frac.pop_back();
+    return std::to_string(q >> 20) + (frac.empty() ? "" : "." + frac);
+}
+
 std::string timeline::time(const sc_time& t) const {
-    const std::uint64_t v = t.value();
-    if (m_digits == 0) return std::to_string(v);
-    return fmt::format("{}.{:0{}}", v / m_units_per_us, v % m_units_per_us, m_digits);
+    return time(steps(t));
 }
 
 void timeline::event(const std::string& body) {
@@ -83,9 +99,9 @@ void timeline::event(const std::string& body) {
 
 void timeline::complete(unsigned tid, const std::string& name, const char* cat, const sc_time& start,
                         const sc_time& end, const std::string& args) {
+    const std::uint64_t a = steps(start), b = std::max(a, steps(end));
     event(fmt::format("\"ph\":\"X\",\"pid\":1,\"tid\":{},\"name\":{},\"cat\":\"{}\",\"ts\":{},\"dur\":{}{}",
-                      tid, json_string(name), cat, time(start),
-                      time(end > start ? end - start : SC_ZERO_TIME),
+                      tid, json_string(name), cat, time(a), time(b - a),
                       args.empty() ? "" : ",\"args\":" + args));
 }
 
@@ -129,8 +145,14 @@ void timeline::watch(scoreboard& sb, const std::string& side) {
 
 void timeline::console_write(const cpu::core& c, const sc_time& start, const sc_time& end,
                              std::string_view text) {
-    complete(c.id(), short_text(text), "console", start, end,
-             fmt::format("{{\"text\":{},\"bytes\":{}}}", json_string(text.substr(0, max_text)), text.size()));
+    // The text is the name; args carry it whole only where the name does not (viewers such as
+    // speedscope show every argument in the name).
+    const std::string name = short_text(text);
+    const bool whole = text.size() == name.size() + 1 && text.back() == '\n';
+    complete(c.id(), name, "console", start, end,
+             whole ? ""
+                   : fmt::format("{{\"text\":{},\"bytes\":{}}}", json_string(text.substr(0, max_text)),
+                                 text.size()));
 }
 
 void timeline::text_instant(const cpu::core& c, const std::string& name, const sc_time& at,
@@ -159,7 +181,7 @@ void timeline::poll_span(const cpu::core& c, std::uint64_t addr, const sc_time& 
                          std::uint64_t reads) {
     if (reads == 0) return;
     complete(c.id(), "poll " + register_label(m_names, addr, m_io_base), "poll", start, end,
-             fmt::format("{{\"reads\":{},\"address\":\"0x{:X}\"}}", reads, addr));
+             fmt::format("{{\"reads\":{}}}", reads));
 }
 
 void timeline::finish() {

@@ -60,6 +60,8 @@ public:
 
 private:
     void event(const std::string& body); // one event object, without its braces
+    std::uint64_t steps(const sc_core::sc_time& t) const;
+    std::string time(std::uint64_t steps) const;
     std::string time(const sc_core::sc_time& t) const;
     void complete(unsigned tid, const std::string& name, const char* cat, const sc_core::sc_time& start,
                   const sc_core::sc_time& end, const std::string& args);
@@ -70,7 +72,6 @@ private:
     register_names m_names;
     std::uint64_t m_io_base = 0;
     std::uint64_t m_units_per_us = 1;
-    int m_digits = 0;
 };
 
 struct run_request;
