@@ -74,15 +74,23 @@ std::vector<std::string> waves_outputs(const std::string& p, bool fst) {
             base + ".regs.txt",      base + ".lines.vcd", base + ".rtl.vcd"};
 }
 
-std::string fst_problem() {
+namespace {
+// vcd2fst's full path on the PATH, or "" (looked up before forking: the child only execs).
+std::string vcd2fst_path() {
     const char* path = std::getenv("PATH");
-    std::string dirs = path ? path : "/usr/bin:/bin";
+    const std::string dirs = path ? path : "/usr/bin:/bin";
     for (std::size_t i = 0; i <= dirs.size();) {
         const std::size_t e = std::min(dirs.find(':', i), dirs.size());
         const std::string d = dirs.substr(i, e - i);
-        if (!d.empty() && access((d + "/vcd2fst").c_str(), X_OK) == 0) return "";
+        if (!d.empty() && access((d + "/vcd2fst").c_str(), X_OK) == 0) return d + "/vcd2fst";
         i = e + 1;
     }
+    return "";
+}
+} // namespace
+
+std::string fst_problem() {
+    if (!vcd2fst_path().empty()) return "";
     return "--fst: GTKWave's vcd2fst is not on the PATH (Debian: apt-get install gtkwave)";
 }
 
@@ -128,7 +136,8 @@ waves::waves(const std::string& vcd_path, double baud, bool fst) {
     m_regs_tmp = outputs::temporary(m_regs_path);
     if (fst) {
         // The VCD goes through a pipe into vcd2fst, which writes the FST's temporary: no VCD on disk.
-        if (const std::string why = fst_problem(); !why.empty()) throw std::runtime_error(why);
+        const std::string exe = vcd2fst_path();
+        if (exe.empty()) throw std::runtime_error(fst_problem());
         int fds[2];
         if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("cannot start vcd2fst: no pipe");
         const pid_t parent = getpid();
@@ -144,7 +153,7 @@ waves::waves(const std::string& vcd_path, double baud, bool fst) {
             if (dup2(fds[0], STDIN_FILENO) < 0 || null < 0 || dup2(null, STDOUT_FILENO) < 0 ||
                 dup2(null, STDERR_FILENO) < 0)
                 _exit(127);
-            execlp("vcd2fst", "vcd2fst", "-", m_vcd_tmp.c_str(), static_cast<char*>(nullptr));
+            execl(exe.c_str(), "vcd2fst", "-", m_vcd_tmp.c_str(), static_cast<char*>(nullptr));
             _exit(127);
         }
         m_vcd2fst = pid;
@@ -163,6 +172,7 @@ waves::~waves() {
         kill(m_vcd2fst, SIGKILL);
         while (waitpid(m_vcd2fst, nullptr, 0) < 0 && errno == EINTR) {
         }
+        std::remove((m_vcd_tmp + ".hier").c_str()); // vcd2fst's hierarchy, beside its output until it ends
     }
     if (m_done) return; // complete: outputs::commit() puts the files in place
     if (m_vcd_writer) m_vcd_writer->close();

@@ -446,3 +446,16 @@ TEST(Waves, HugeWavesWarnBeforeTheRun) {
     const result small = run_uartvp("run earlycon-pl011 --payload-bytes 1000 --vcd " + d + "/s.vcd");
     EXPECT_EQ(small.err.find("warning"), std::string::npos) << small.err;
 }
+
+// Stopped by a signal mid-run, a run with --fst and --trace leaves no file (nor vcd2fst behind it).
+TEST(Waves, StoppedFstAndTraceRunLeavesNothing) {
+    const std::string d = tmpdir();
+    const result r = run_command("timeout -s INT 1.5 " + std::string(UARTVP_BIN) +
+                                 " run earlycon-pl011 --payload-bytes 400000 --vcd " + d +
+                                 "/f.vcd --fst --trace " + d + "/t.json");
+    EXPECT_EQ(r.code, 124) << "still running after 1.5 s, then stopped: " << r.err;
+    EXPECT_EQ(entries(d), std::vector<std::string>{});
+    // No vcd2fst is left writing there (it names its output, a temporary in d; "[v]" keeps pgrep from
+    // finding the shell that runs it).
+    EXPECT_NE(run_command("pgrep -f '[v]cd2fst - " + d + "'").code, 0);
+}
