@@ -33,6 +33,7 @@
 #include "stop.h"
 #include "sweep.h"
 #include "terminal.h"
+#include "timeline.h"
 #include "version.h"
 #include "waves.h"
 
@@ -94,6 +95,8 @@ struct run_options {
     std::string mode = "fast";
     std::string vcd;
     bool vcd_rtl = false;
+    bool fst = false;  // --fst: NAME.fst instead of NAME.vcd
+    std::string trace; // --trace FILE.json
     bool expect_loss = false;
     std::string terminal, duration; // run --terminal, --duration (terminal.h)
     bool duration_given = false;
@@ -136,8 +139,9 @@ void check_outputs(const run_options& o) {
         files.emplace_back("--json", o.json);
     }
     if (!o.vcd.empty())
-        for (const std::string& f : waves_outputs(o.vcd))
+        for (const std::string& f : waves_outputs(o.vcd, o.fst))
             files.emplace_back("--vcd", f);
+    if (!o.trace.empty()) files.emplace_back("--trace", o.trace);
     for (std::size_t i = 0; i < files.size(); ++i)
         for (std::size_t k = i + 1; k < files.size(); ++k)
             if (same_file_key(files[i].second) == same_file_key(files[k].second))
@@ -223,9 +227,19 @@ run_request make_request(const run_options& o, bool need_variant) {
         rq.payload = progress::counted(rq.payload, total);
     }
     rq.expect_loss = o.expect_loss;
+    if (o.fst) {
+        if (o.vcd.empty())
+            throw usage_error("--fst goes with --vcd DIR/NAME.vcd (it writes NAME.fst instead)");
+        if (const std::string why = fst_problem(); !why.empty()) throw usage_error(why);
+        rq.fst = true;
+    }
     if (!o.vcd.empty()) {
-        if (const std::string why = waves_path_problem(o.vcd); !why.empty()) throw usage_error(why);
+        if (const std::string why = waves_path_problem(o.vcd, o.fst); !why.empty()) throw usage_error(why);
         rq.vcd = o.vcd;
+    }
+    if (!o.trace.empty()) {
+        if (const std::string why = trace_path_problem(o.trace); !why.empty()) throw usage_error(why);
+        rq.trace = o.trace;
     }
     if (o.vcd_rtl) {
         if (o.vcd.empty())
@@ -275,6 +289,7 @@ int cmd_run(const run_options& o) {
     const run_request rq = make_request(o, true);
     stop::check();
     json_output json(o.json);
+    emit(stderr, waves_size_warning(rq));
     const run_result r = find_scenario(rq.scenario)->run(rq);
     // With --json - standard output carries the JSON alone, with --terminal stdio the console.
     std::FILE* text = json.to_stdout() || rq.terminal == "stdio" ? stderr : stdout;
@@ -284,10 +299,12 @@ int cmd_run(const run_options& o) {
             out += fmt::format("  {:<22} {}\n", k, v);
     if (!rq.vcd.empty()) {
         const std::string stem = rq.vcd.substr(0, rq.vcd.size() - 4);
-        out += fmt::format("  {:<22} {}, {}.gtkw, {}.lines.vcd{}\n", "waves", rq.vcd, stem, stem,
-                           rq.vcd_rtl ? ", " + stem + ".rtl.vcd" : std::string());
-        out += fmt::format("  {:<22} gtkwave {} {}.gtkw\n", "open with", rq.vcd, stem);
+        out += fmt::format("  {:<22} {}, {}.gtkw, {}.lines.vcd{}\n", "waves", rq.fst ? stem + ".fst" : rq.vcd,
+                           stem, stem, rq.vcd_rtl ? ", " + stem + ".rtl.vcd" : std::string());
+        out += fmt::format("  {:<22} gtkwave {}.gtkw\n", "open with", stem);
     }
+    if (!rq.trace.empty())
+        out += fmt::format("  {:<22} {} (Perfetto, chrome://tracing, speedscope)\n", "timeline", rq.trace);
     emit(text, out);
     json.write(r.to_json().dump(2) + "\n");
     outputs::commit();
@@ -508,6 +525,12 @@ int main(int argc, char** argv) {
     run->add_option("--vcd", o.vcd,
                     "write waves: DIR/NAME.vcd (FIFO levels, flags, lines, IRQ, tasks, bus), NAME.gtkw "
                     "(GTKWave layout) and NAME.lines.vcd (serial lines for sigrok)");
+    run->add_flag("--fst", o.fst,
+                  "with --vcd: the waves as NAME.fst (GTKWave's compressed format) instead of NAME.vcd");
+    run->add_option(
+        "--trace", o.trace,
+        "write the run's timeline to this file in the Trace Event Format (Perfetto, "
+        "chrome://tracing, speedscope): a track per core, IRQs-off windows, polls, console writes");
     run->add_flag("--vcd-rtl", o.vcd_rtl,
                   "with --vcd: also NAME.rtl.vcd, the full RTL trace from Verilator (every evaluated edge; "
                   "every cycle with --mode reference)");

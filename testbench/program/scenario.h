@@ -31,6 +31,8 @@ struct run_request {
     bool expect_loss = false;
     std::string vcd;      // write waves to this DIR/NAME.vcd (and NAME.gtkw, NAME.lines.vcd beside it)
     bool vcd_rtl = false; // and the UART's full RTL trace, NAME.rtl.vcd
+    bool fst = false;     // the waves as NAME.fst instead of NAME.vcd
+    std::string trace;    // write the timeline (Trace Event Format) to this file
     // --terminal stdio|pty|tcp:PORT: the UART's lines on a host terminal, whose input replaces the RX
     // payload; the run is paced to wall-clock time and ends at the end of input, a hang-up or after
     // terminal_duration_s simulated seconds (0: no limit). Empty: no terminal.

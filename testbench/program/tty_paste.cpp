@@ -32,6 +32,7 @@
 #include "serial/amba_pl011.h"
 #include "stop.h"
 #include "terminal.h"
+#include "timeline.h"
 #include "waves.h"
 
 namespace uartvp::program {
@@ -222,9 +223,18 @@ public:
         return sc_time(m_p.frame.bits_per_frame() / static_cast<double>(m_p.baud), SC_SEC);
     }
 
+    register_names register_names_of() const {
+        return com ? uart16550_register_names(timing(m_p).regions[0].base, m_p.reg_shift)
+                   : pl011_register_names(m_p.uart_base);
+    }
+    void add_timeline(timeline& t) {
+        t.watch(kernel, register_names_of());
+        t.counter(com ? com->tx_fifo_level : pl->tx_fifo_level, "uart0 tx_fifo_level");
+        t.counter(com ? com->rx_fifo_level : pl->rx_fifo_level, "uart0 rx_fifo_level");
+    }
     void add_waves(waves& w) {
-        w.cpu_and_bus(kernel.cpu(0));
-        w.cores(kernel);
+        w.machine_and_bus(kernel);
+        w.name_registers(register_names_of());
         w.begin_group(com ? "UART0 (16550A)" : "UART0 (PL011)");
         if (com) {
             w.level(com->tx_fifo_level, "uart0.tx_fifo_level", 16);
@@ -290,6 +300,7 @@ struct rx_check {
     std::size_t next = 0;
     std::uint64_t matched = 0, extra = 0;
     nlohmann::json first_difference; // the first gap: where, and when the byte after it came
+    std::function<void(std::size_t from, std::size_t to, const sc_time& when)> on_gap; // pasted bytes lost
     void observe(unsigned char b, const sc_time& when) {
         const std::size_t at = text->find(static_cast<char>(b), next);
         if (at == std::string::npos) {
@@ -310,6 +321,7 @@ struct rx_check {
                                 {"time_ns", when.to_seconds() * 1e9},
                                 {"expected_byte", static_cast<unsigned char>((*text)[next])},
                                 {"observed_byte", -1}};
+        if (at > next && on_gap) on_gap(next, at, when);
         next = at + 1;
         ++matched;
     }
@@ -326,12 +338,14 @@ run_result run_tty_paste(const run_request& rq) {
     const bool pc = is_16550(p);
     const bool paste = rq.variant == "read" || rq.variant == "echo";
     std::unique_ptr<waves> w;
-    if (!rq.vcd.empty()) w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud));
+    if (!rq.vcd.empty()) w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud), rq.fst);
     // A terminal's input is read from t0 on, once the port is open.
     const std::unique_ptr<serial_terminal> term =
         rq.terminal.empty() ? nullptr : open_terminal(rq, line_baud(p), line_format(p), t0());
     tty_platform soc("soc", p, term.get());
     if (w) soc.add_waves(*w);
+    const std::unique_ptr<timeline> tl = make_timeline(rq);
+    if (tl) soc.add_timeline(*tl);
 
     // The payload as it is: the paste's (or the write's) bytes; a terminal's input replaces it.
     std::string text;
@@ -419,6 +433,13 @@ run_result run_tty_paste(const run_request& rq) {
 
     rx_check rx;
     rx.text = &text;
+    if (tl) {
+        tl->watch(tx_sb, "tx");
+        rx.on_gap = [&](std::size_t from, std::size_t to, const sc_time& when) {
+            tl->text_instant(soc.kernel.cpu(p.irq_cpu), fmt::format("rx lost {} bytes", to - from), when,
+                             std::string_view(text).substr(from, to - from));
+        };
+    }
     std::uint64_t received = 0;
     sc_time last_rx_at;
     bool writer_done = false;
@@ -436,6 +457,9 @@ run_result run_tty_paste(const run_request& rq) {
                 last_rx_at = cpu::core::current().local_time();
                 for (std::size_t i = 0; i < n && !term; ++i)
                     rx.observe(buf[i], last_rx_at);
+                if (tl)
+                    tl->text_instant(cpu::core::current(), fmt::format("read {} bytes", n), last_rx_at,
+                                     std::string_view(reinterpret_cast<const char*>(buf.data()), n));
                 received += n;
                 if (echo) { // write(fd, buf, n): what was read goes back out
                     if (!term) tx_sb.expect(std::string_view(reinterpret_cast<const char*>(buf.data()), n));
@@ -453,6 +477,9 @@ run_result run_tty_paste(const run_request& rq) {
             for (std::size_t i = 0; i < text.size(); i += chunk) {
                 const std::size_t n = std::min(chunk, text.size() - i);
                 tx_sb.expect(std::string_view(text).substr(i, n));
+                if (tl)
+                    tl->text_instant(cpu::core::current(), fmt::format("write {} bytes", n),
+                                     cpu::core::current().local_time(), std::string_view(text).substr(i, n));
                 sw::tty_write(tty, reinterpret_cast<const unsigned char*>(text.data() + i), n);
             }
             writer_done = true;
@@ -523,6 +550,7 @@ run_result run_tty_paste(const run_request& rq) {
     tx_sb.finish(sc_time_stamp());
     const std::uint64_t pasted = term ? term->injector().chars_sent() : soc.inj.chars_sent();
     if (w) w->finish();
+    if (tl) tl->finish();
     if (open_end > t0())
         throw std::runtime_error("the port's open took longer than the time before the paste");
 
