@@ -645,7 +645,8 @@ bool nbcon_kthread_create(console& con) {
     return con.kthread != nullptr;
 }
 
-void printk_kthreads_check_locked() {
+// `newcon`: a console about to be inserted (the reorder checks before the insertion).
+void printk_kthreads_check_locked(console* newcon = nullptr) {
     printk_globals& g = pk();
     if (!g.kthreads_ready) return;
     if (g.have_boot_console || !g.have_nbcon_console) {
@@ -655,6 +656,7 @@ void printk_kthreads_check_locked() {
     if (g.kthreads_running) return;
     for (console* con : g.consoles)
         if (is_nbcon(*con) && console_is_usable(*con)) nbcon_kthread_create(*con);
+    if (newcon && is_nbcon(*newcon)) nbcon_kthread_create(*newcon);
     g.kthreads_running = true;
     g.pending_start = false;
 }
@@ -693,6 +695,10 @@ void vprintk_store(int level, std::string_view text) {
     info.text = std::string(text);
     while (!info.text.empty() && info.text.back() == '\n')
         info.text.pop_back();
+    if (g.cfg.store_ns) { // formatting, reserve and commit after the timestamp
+        ndelay(g.cfg.store_ns);
+        now();
+    }
     g.rb.store(info);
     local_irq_restore(flags);
     if (g.on_store) {
@@ -822,7 +828,7 @@ void register_console(console& newcon) {
         newcon.seq = init_seq;
     }
     if (newcon.flags & CON_BOOT) g.have_boot_console = true;
-    if (g.cfg.variant == printk_variant::kthread_first) printk_kthreads_check_locked();
+    if (g.cfg.variant == printk_variant::kthread_first) printk_kthreads_check_locked(&newcon);
     // Into console_list (the console device first).
     newcon.registered = true;
     if (newcon.flags & CON_CONSDEV)

@@ -135,8 +135,9 @@ struct printk_config {
     std::string preferred; // console= / SPCR: "ttyAMA0" (empty: the first console is enabled)
     bool keep_bootcon = false;
     printk_variant variant = printk_variant::merged;
-    unsigned kthread_cpu = 0;  // the printer kthread's core
-    int console_loglevel = 15; // records above it are stored, not printed (ignore_loglevel: 15)
+    unsigned kthread_cpu = 0;   // the printer kthread's core
+    int console_loglevel = 15;  // records above it are stored, not printed (ignore_loglevel: 15)
+    unsigned long store_ns = 0; // vprintk_store: formatting, reserve and commit, IRQs off (0: free)
 };
 
 // ---- The kernel's interface.

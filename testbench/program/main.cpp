@@ -182,6 +182,8 @@ run_request make_request(const run_options& o, bool need_variant) {
     if (!o.payload_file.empty()) {
         rq.payload = file_payload(o.payload_file);
         rq.payload_source = o.payload_file;
+    } else if (!bytes && s->default_payload_bytes == 0) { // the profile's own calibrated workload
+        rq.payload_source = "calibrated:" + rq.profile;
     } else {
         const std::size_t n = bytes ? bytes : s->default_payload_bytes;
         rq.payload = generated_payload(n);
@@ -385,7 +387,8 @@ int cmd_compare(const run_options& o, const std::string& self) {
     }
     // Console output rate beside the seed's figure, for scenarios that have one.
     if (std::any_of(rows.begin(), rows.end(), [](const row& w) { return w.r.contains("seed_kbps"); })) {
-        table += fmt::format("{:<{}} {:>10} {:>10} {:>10}\n", "variant", vw + 1, "KB/s", "seed KB/s", "ratio");
+        table +=
+            fmt::format("{:<{}} {:>10} {:>10} {:>10}\n", "variant", vw + 1, "KB/s", "seed KB/s", "ratio");
         const double k0 = base.value("throughput_kbps", 0.0);
         for (const row& w : rows)
             table += fmt::format(
