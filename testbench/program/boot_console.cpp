@@ -215,6 +215,7 @@ public:
     pl011 uart;
     bmc_cts bmc;
     line_monitor monitor;
+    unsigned tx_fifo_max = 0;
     std::function<bool()> settled;
     bool timed_out = false;
     sc_event boot_done;
@@ -240,10 +241,23 @@ public:
         monitor.line(txd);
         SC_HAS_PROCESS(boot_platform);
         SC_THREAD(supervise);
+        SC_METHOD(track);
+        sensitive << uart.tx_fifo_level;
+        dont_initialize();
     }
+    // The boot CPU with the bus; then every other core's task (the kworker spinning on the CSD lock, the
+    // printer kthread), IRQs off (the replay, each record) and hard IRQ.
     void add_waves(waves& w) {
         w.cpu_and_bus(kernel.cpu(boot_cpu));
-        w.cores(kernel);
+        w.begin_group("Other CPUs");
+        for (unsigned i = 0; i < kernel.cores.size(); ++i) {
+            if (i == boot_cpu) continue;
+            cpu::core& c = kernel.cpu(i);
+            w.number(c.running_task, std::string(c.basename()) + ".task");
+            w.bit(c.irqs_off, std::string(c.basename()) + ".irqs_off");
+            w.bit(c.in_hardirq, std::string(c.basename()) + ".in_hardirq");
+        }
+        w.end_group();
         w.begin_group("UART0 (SBSA PL011)");
         w.level(uart.tx_fifo_level, "uart0.tx_fifo_level", m_p.fifo_depth);
         w.bit(uart.busy, "uart0.busy");
@@ -260,6 +274,7 @@ private:
         c.clock_every_cycle = p.reference;
         return c;
     }
+    void track() { tx_fifo_max = std::max(tx_fifo_max, uart.tx_fifo_level.read()); }
     // After the boot, looks every millisecond whether every console has printed what it will print
     // and the line is idle; a run that does not settle within 10 minutes of simulated time is an error.
     void supervise() {
@@ -595,6 +610,7 @@ run_result run_boot_console(const run_request& rq) {
         add(c->idle_stats());
         r.transactions += c->transactions();
     }
+    r.tx_fifo_max = soc.tx_fifo_max;
     r.rtl_cycles = soc.uart.clock().edge_at_or_before(sc_time_stamp());
     r.rtl_edges_evaluated = soc.uart.edges_evaluated();
     add_kernel_results(r, soc.kernel);
