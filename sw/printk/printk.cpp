@@ -88,6 +88,7 @@ struct printk_globals {
     std::uint64_t syslog_seq = 0;
     std::map<const console*, std::vector<printed_record>> printed;
     std::function<void(const printk_info&)> on_store;
+    std::function<void(const console&, const printed_record&)> on_printed;
     std::vector<cpu::irq_work> deferred_work = std::vector<cpu::irq_work>(64);
     explicit printk_globals(const printk_config& c)
         : cfg(c)
@@ -129,9 +130,11 @@ bool is_nbcon(const console& con) {
 
 void record_printed(console& con, const printk_info& r, const std::string& text, bool replayed,
                     std::uint64_t dropped) {
-    pk().printed[&con].push_back({r.seq, text, replayed, dropped});
+    printk_globals& g = pk();
+    g.printed[&con].push_back({r.seq, text, replayed, dropped});
     ++con.records_written;
     if (replayed) ++con.replays;
+    if (g.on_printed) g.on_printed(con, g.printed[&con].back());
 }
 
 // The next record at or after `seq` for `con`: false if none; the dropped count grows by the records
@@ -167,6 +170,9 @@ printk_ringbuffer& printk_rb() {
 }
 void printk_on_store(std::function<void(const printk_info&)> fn) {
     pk().on_store = std::move(fn);
+}
+void printk_on_printed(std::function<void(const console&, const printed_record&)> fn) {
+    pk().on_printed = std::move(fn);
 }
 const std::vector<console*>& console_list() {
     return pk().consoles;

@@ -204,5 +204,7 @@ struct printed_record {
 const std::vector<printed_record>& printk_printed(const console& con);
 // Called whenever a record was stored (the scenario's waves and results).
 void printk_on_store(std::function<void(const printk_info&)> fn);
+// Called on the printing CPU whenever a console finished a record (waves).
+void printk_on_printed(std::function<void(const console&, const printed_record&)> fn);
 
 } // namespace uartvp::sw

@@ -215,6 +215,10 @@ public:
     pl011 uart;
     bmc_cts bmc;
     line_monitor monitor;
+    // printk for the waves: records stored, records the console finished, the CPU that printed the last.
+    sc_signal<std::uint64_t, SC_UNCHECKED_WRITERS> records_stored{"records_stored", 0},
+        records_printed{"records_printed", 0};
+    sc_signal<int, SC_UNCHECKED_WRITERS> printing_cpu{"printing_cpu", -1};
     unsigned tx_fifo_max = 0;
     std::function<bool()> settled;
     bool timed_out = false;
@@ -257,6 +261,11 @@ public:
             w.bit(c.irqs_off, std::string(c.basename()) + ".irqs_off");
             w.bit(c.in_hardirq, std::string(c.basename()) + ".in_hardirq");
         }
+        w.end_group();
+        w.begin_group("printk");
+        w.number(records_stored, "printk.records_stored");
+        w.number(records_printed, "printk.records_printed");
+        w.number(printing_cpu, "printk.printing_cpu");
         w.end_group();
         w.begin_group("UART0 (SBSA PL011)");
         w.level(uart.tx_fifo_level, "uart0.tx_fifo_level", m_p.fifo_depth);
@@ -447,7 +456,15 @@ run_result run_boot_console(const run_request& rq) {
     pc.store_ns = 1000; // assumed: formatting and storing a record, 1 us with IRQs off
     sw::printk_init(pc);
     std::vector<sw::printk_info> stored;
-    sw::printk_on_store([&](const sw::printk_info& r) { stored.push_back(r); });
+    sw::printk_on_store([&](const sw::printk_info& r) {
+        stored.push_back(r);
+        soc.records_stored.write(stored.size());
+    });
+    std::uint64_t printed_count = 0;
+    sw::printk_on_printed([&](const sw::console&, const sw::printed_record&) {
+        soc.records_printed.write(++printed_count);
+        soc.printing_cpu.write(static_cast<int>(cpu::core::current().id()));
+    });
     soc.kernel.on_csd_report(print_csd_report);
 
     // The SBSA UART as firmware and the probe leave it: 32-bit accesses, always enabled.

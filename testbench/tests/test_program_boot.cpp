@@ -144,3 +144,22 @@ TEST(ProgramBoot, CompareShowsEveryVariantsRow) {
     for (const char* h : {"probe s", "init s", "irqoff max ms", "csd reports", "lost"})
         EXPECT_NE(table.find(h), std::string::npos) << h;
 }
+
+// A dmesg of the user's: each record stored at its own time; the probe after three quarters.
+TEST(ProgramBoot, APayloadsRecordsAreStoredAtTheirOwnTimes) {
+    char tmpl[] = "/tmp/uartvp-dmesg-XXXXXX";
+    const int fd = mkstemp(tmpl);
+    const std::string log =
+        "[    0.100000] one\n[    0.200000] two\n[    0.300000] three\nno prefix\n"
+        "[    0.400000] four\n[    0.500000] five\n[    0.600000] six\n[    0.700000] seven\n";
+    ASSERT_EQ(write(fd, log.data(), log.size()), static_cast<ssize_t>(log.size()));
+    close(fd);
+    const nlohmann::json j =
+        run_json("boot-console", std::string("--variant merged --set ipi_at_ms=-1 --payload ") + tmpl);
+    std::remove(tmpl);
+    ASSERT_FALSE(j["init_ns"].is_null());
+    EXPECT_NEAR(j["init_ns"].get<double>() / 1e9, 0.7, 0.001);
+    EXPECT_NEAR(j["console_register_ns"].get<double>() / 1e9, 0.5, 0.001); // after six of eight: "five"
+    EXPECT_EQ(j["payload_lines"], 8);
+    expect_every_record_printed_once(j);
+}
