@@ -738,7 +738,7 @@ scenario_def boot_console_scenario() {
              p.baud = 115200;
              p.fifo_depth = 32;
              p.ipi_at_ms = 413.5;
-             p.bmc_char_ns = 178000;
+             p.bmc_char_ns = 177800;
              p.csd_lock_timeout_ms = 5000;
          }},
     };

@@ -65,7 +65,7 @@ const std::map<std::string, std::string>& params::keys() {
         {"ipi_at_ms", "boot-console: ms from boot start at which a kworker on CPU0 sends kick_all_cpus_sync "
                       "(a synchronous IPI; default 413.5; -1: none)"},
         {"bmc_char_ns", "boot-console: ns per character the BMC behind the UART accepts, by CTS flow control "
-                        "(default 178000, fitted to seed 001; 0: CTS always asserted)"},
+                        "(default 177800, fitted to seed 001; 0: CTS always asserted)"},
         {"csd_lock_timeout_ms", "boot-console: ms a CSD lock waiter spins before csdlock_debug reports it "
                                 "(default 5000; 0: no reports)"},
         {"hz", "tty-paste: the kernel's HZ, 100 250 300 or 1000 (default 250; the tick costs 2 us)"},

@@ -61,7 +61,7 @@ struct params {
     // control; 0: no flow control); the CSD lock's debug timeout.
     bool boot = false;
     double ipi_at_ms = 413.5;
-    double bmc_char_ns = 178000;
+    double bmc_char_ns = 177800;
     unsigned csd_lock_timeout_ms = 5000;
     // run
     bool reference = false;         // reference mode: every poll a transaction, the RTL clocked every cycle
