@@ -34,6 +34,7 @@
 #include "scenario.h"
 #include "serial/amba_pl011_console.h"
 #include "stop.h"
+#include "timeline.h"
 #include "waves.h"
 
 namespace uartvp::program {
@@ -249,19 +250,11 @@ public:
         sensitive << uart.tx_fifo_level;
         dont_initialize();
     }
-    // The boot CPU with the bus; then every other core's task (the kworker spinning on the CSD lock, the
-    // printer kthread), IRQs off (the replay, each record) and hard IRQ.
+    // Every core (task, IRQs off, hard IRQ, its IRQ lines and IPI: the replay's batches, the kworker
+    // spinning on the CSD lock, the printer kthread's records) with the bus.
     void add_waves(waves& w) {
-        w.cpu_and_bus(kernel.cpu(boot_cpu));
-        w.begin_group("Other CPUs");
-        for (unsigned i = 0; i < kernel.cores.size(); ++i) {
-            if (i == boot_cpu) continue;
-            cpu::core& c = kernel.cpu(i);
-            w.number(c.running_task, std::string(c.basename()) + ".task");
-            w.bit(c.irqs_off, std::string(c.basename()) + ".irqs_off");
-            w.bit(c.in_hardirq, std::string(c.basename()) + ".in_hardirq");
-        }
-        w.end_group();
+        w.machine_and_bus(kernel);
+        w.name_registers(pl011_register_names(m_p.uart_base));
         w.begin_group("printk");
         w.number(records_stored, "printk.records_stored");
         w.number(records_printed, "printk.records_printed");
@@ -442,11 +435,17 @@ run_result run_boot_console(const run_request& rq) {
     const auto wall0 = std::chrono::steady_clock::now();
     const params& p = rq.p;
     const std::string& v = rq.variant;
-    const boot_plan plan = rq.payload ? payload_plan(*rq.payload) : grace_plan();
+    const bool calibrated = rq.payload_source.rfind("calibrated:", 0) == 0;
+    const boot_plan plan = calibrated || !rq.payload ? grace_plan() : payload_plan(*rq.payload);
     std::unique_ptr<waves> w;
-    if (!rq.vcd.empty()) w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud));
+    if (!rq.vcd.empty()) w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud), rq.fst);
     boot_platform soc("soc", p);
     if (w) soc.add_waves(*w);
+    const std::unique_ptr<timeline> tl = make_timeline(rq);
+    if (tl) {
+        tl->watch(soc.kernel, pl011_register_names(p.uart_base));
+        tl->counter(soc.uart.tx_fifo_level, "uart0 tx_fifo_level");
+    }
 
     sw::printk_config pc;
     pc.log_buf_len = 1u << 20; // Grace: 128 KB and a per-CPU share for 72 CPUs
@@ -577,6 +576,7 @@ run_result run_boot_console(const run_request& rq) {
     if (soc.timed_out) throw std::runtime_error("the boot's consoles never finished printing");
     if (!boot_finished) throw std::runtime_error("the boot never reached Run /init");
     if (w) w->finish();
+    if (tl) tl->finish();
 
     const record_check rc =
         registered ? check_records(sw::printk_printed(con), stored, first_due) : record_check{};
