@@ -386,6 +386,7 @@ void machine::csd_lock_wait(core& c, csd& d, unsigned target) {
                 target);
         r.text = buf;
         m_reports.push_back(r);
+        if (m_on_report) m_on_report(r);
     };
     while (d.locked && d.seq == seq) {
         sc_time until = sc_max_time();

@@ -214,12 +214,14 @@ run_request make_request(const run_options& o, bool need_variant) {
     if (!o.payload_file.empty()) {
         rq.payload = file_payload(o.payload_file);
         rq.payload_source = o.payload_file;
+    } else if (!bytes && s->default_payload_bytes == 0) { // the profile's own calibrated workload
+        rq.payload_source = "calibrated:" + rq.profile;
     } else {
         const std::size_t n = bytes ? bytes : s->default_payload_bytes;
         rq.payload = generated_payload(n);
         rq.payload_source = "generated:" + std::to_string(n);
     }
-    if (need_variant) { // run: the share of the payload read, for its progress
+    if (need_variant && rq.payload) { // run: the share of the payload read, for its progress
         struct stat st {};
         const std::uint64_t total = !o.payload_file.empty()
                                         ? (stat(o.payload_file.c_str(), &st) == 0 ? st.st_size : 0)

@@ -62,6 +62,12 @@ const std::map<std::string, std::string>& params::keys() {
         {"rx_trigger",
          "tty-paste: RX FIFO trigger level, PL011 1/8 1/4 1/2 3/4 7/8 (default 1/2), 16550 1 4 8 "
          "14 (default 8)"},
+        {"ipi_at_ms", "boot-console: ms from boot start at which a kworker on CPU0 sends kick_all_cpus_sync "
+                      "(a synchronous IPI; default 413.5; -1: none)"},
+        {"bmc_char_ns", "boot-console: ns per character the BMC behind the UART accepts, by CTS flow control "
+                        "(default 177800, fitted to seed 001; 0: CTS always asserted)"},
+        {"csd_lock_timeout_ms", "boot-console: ms a CSD lock waiter spins before csdlock_debug reports it "
+                                "(default 5000; 0: no reports)"},
         {"hz", "tty-paste: the kernel's HZ, 100 250 300 or 1000 (default 250; the tick costs 2 us)"},
     };
     return k;
@@ -108,12 +114,36 @@ std::optional<std::optional<std::string>> params::set_tty_key(const std::string&
     return std::optional<std::string>{};
 }
 
+// The boot-console keys: nothing if `key` is not one of them, else the error (or nothing) setting it gives.
+std::optional<std::optional<std::string>> params::set_boot_key(const std::string& key,
+                                                               const std::string& value) {
+    if (key != "ipi_at_ms" && key != "bmc_char_ns" && key != "csd_lock_timeout_ms") return std::nullopt;
+    auto bad = [&](const std::string& what) -> std::optional<std::string> {
+        return "--set " + shown(key) + "=" + shown(value) + ": " + what;
+    };
+    if (!boot) return bad("applies to boot-console only");
+    const auto v = parse_double(value);
+    if (key == "ipi_at_ms") {
+        if (!v || (*v < 0 && *v != -1) || *v > 1e6) return bad("expected ms from 0 to 1e6, or -1 (no IPI)");
+        ipi_at_ms = *v;
+    } else if (key == "bmc_char_ns") {
+        if (!v || *v < 0 || *v > 1e8) return bad("expected ns per character from 0 to 1e8");
+        bmc_char_ns = *v;
+    } else {
+        const auto u = parse_u64(value);
+        if (!u || *u > 1'000'000) return bad("expected a whole number of ms from 0 to 1000000");
+        csd_lock_timeout_ms = static_cast<unsigned>(*u);
+    }
+    return std::optional<std::string>{};
+}
+
 std::optional<std::string> params::set(const std::string& key, const std::string& value) {
     auto bad = [&](const std::string& what) {
         return "--set " + shown(key) + "=" + shown(value) + ": " + what;
     };
     const bool is_16550 = uart_model == "16550";
     if (auto r = set_tty_key(key, value)) return *r;
+    if (auto r = set_boot_key(key, value)) return *r;
     if (!is_16550 &&
         (key == "reg_shift" || key == "reg_io_width" || key == "thre_delay_ns" || key == "tx_drain_ns"))
         return bad("applies to the 16550 scenarios only");
@@ -162,7 +192,7 @@ std::optional<std::string> params::set(const std::string& key, const std::string
         if (!v || *v < 1 || *v > 8) return bad("expected a whole number of cores from 1 to 8");
         cores = static_cast<unsigned>(*v);
     } else if (key == "reset_after_write") {
-        if (tty) return bad("applies to earlycon-pl011 and console-8250 only");
+        if (tty || boot) return bad("applies to earlycon-pl011 and console-8250 only");
         const auto v = parse_bool(value);
         if (!v) return bad("expected 0 or 1");
         reset_after_write = *v;
@@ -171,7 +201,7 @@ std::optional<std::string> params::set(const std::string& key, const std::string
                ": unknown key (known: cpu_hz, cores, mmio_read_ns, mmio_write_ns, relax_cycles, "
                "uartclk_hz, baud, frame, fifo_depth, uart_base, reset_after_write, reg_shift, reg_io_width, "
                "thre_delay_ns, tx_drain_ns, irq_cpu, hog_us, hog_period_us, hog_cpu, hog_sync, rx_trigger, "
-               "hz)";
+               "hz, ipi_at_ms, bmc_char_ns, csd_lock_timeout_ms)";
     }
     return std::nullopt;
 }
@@ -199,6 +229,8 @@ std::optional<std::string> params::check_tty() const {
 std::optional<std::string> params::check() const {
     if (tty)
         if (auto err = check_tty()) return err;
+    if (boot && cores < 2)
+        return "boot-console needs at least 2 cores (the boot task runs on CPU1): --set cores=N";
     if (uart_model == "16550") {
         if (cpu_hz > 100'000'000'000ull) return "cpu_hz above 100 GHz is not a CPU";
         if (cpu_hz < 1'000'000) return "cpu_hz below 1 MHz is not a CPU that prints a boot log";

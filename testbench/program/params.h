@@ -56,6 +56,13 @@ struct params {
     std::string rx_trigger;
     unsigned hz = 250;
     unsigned hog_cpu_or_irq_cpu() const { return hog_cpu ? *hog_cpu : irq_cpu; }
+    // boot-console (its profiles set `boot`): a kworker on CPU0 sends kick_all_cpus_sync at ipi_at_ms
+    // (negative: never); the BMC behind the UART takes one character per bmc_char_ns (CTS flow
+    // control; 0: no flow control); the CSD lock's debug timeout.
+    bool boot = false;
+    double ipi_at_ms = 413.5;
+    double bmc_char_ns = 177800;
+    unsigned csd_lock_timeout_ms = 5000;
     // run
     bool reference = false;         // reference mode: every poll a transaction, the RTL clocked every cycle
     bool reset_after_write = false; // assert the UART's reset right after the last write returns
@@ -66,6 +73,7 @@ struct params {
     std::optional<std::string> check() const;
     std::optional<std::optional<std::string>> set_tty_key(const std::string& key, const std::string& value);
     std::optional<std::string> check_tty() const;
+    std::optional<std::optional<std::string>> set_boot_key(const std::string& key, const std::string& value);
     nlohmann::json to_json() const;
     static const std::map<std::string, std::string>& keys(); // key -> description
 };

@@ -26,7 +26,8 @@ namespace uartvp::program {
 struct run_request {
     std::string scenario, variant, profile;
     params p;
-    std::shared_ptr<payload_reader> payload; // console writes, one per log line, read as printed
+    std::shared_ptr<payload_reader> payload; // console writes, one per log line, read as printed (null:
+                                             // the profile's calibrated workload)
     std::string payload_source;              // "generated:N" or the file name
     bool expect_loss = false;
     std::string vcd;      // write waves to this DIR/NAME.vcd (and NAME.gtkw, NAME.lines.vcd beside it)
@@ -106,7 +107,7 @@ struct scenario_def {
     std::vector<named> variants; // the first is the baseline of `compare`
     std::vector<profile_def> profiles;
     std::string default_profile;
-    std::size_t default_payload_bytes;
+    std::size_t default_payload_bytes; // 0: without --payload or --payload-bytes, the profile's own
     std::function<run_result(const run_request&)> run;
     // What `compare` prints for the runs' JSON, if not the console scenarios' table. Optional.
     std::function<std::string(const std::vector<nlohmann::json>& runs)> compare_table;

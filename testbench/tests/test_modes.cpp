@@ -15,7 +15,8 @@ namespace {
 
 // Drops what may differ between modes: host figures and the mode itself.
 nlohmann::json simulated(nlohmann::json j) {
-    for (const char* k : {"wall_s", "rtl_edges_evaluated", "rtl_eval_s", "peak_rss_mb", "transactions", "host"})
+    for (const char* k :
+         {"wall_s", "rtl_edges_evaluated", "rtl_eval_s", "peak_rss_mb", "transactions", "host"})
         j.erase(k);
     j["params"].erase("mode");
     return j;
@@ -44,6 +45,9 @@ constexpr const char* console_variants[] = {"putchar", "fifo", "fifo-v6.14", "fi
 constexpr const char* console_profiles[] = {"pc", "slow-bmc", "soc"};
 constexpr const char* tty_variants[] = {"read", "echo", "write"};
 constexpr const char* tty_profiles[] = {"hw", "pc"};
+constexpr const char* boot_variants[] = {"nbcon-atomic",  "legacy",        "console-initcall",
+                                         "pending-start", "kthread-first", "merged"};
+constexpr const char* boot_profiles[] = {"grace"};
 
 // `uartvp list`: scenario -> (variants, profiles), each line's first word under "variants:"/"profiles:".
 std::map<std::string, std::pair<std::set<std::string>, std::set<std::string>>> listed() {
@@ -82,13 +86,15 @@ template <std::size_t N> std::set<std::string> as_set(const char* const (&a)[N])
 
 TEST(Modes, EveryListedVariantAndProfileIsCovered) {
     const auto m = listed();
-    ASSERT_EQ(m.size(), 3u) << "a new scenario needs its own fast-against-reference tests";
+    ASSERT_EQ(m.size(), 4u) << "a new scenario needs its own fast-against-reference tests";
     EXPECT_EQ(m.at("earlycon-pl011").first, as_set(earlycon_variants));
     EXPECT_EQ(m.at("earlycon-pl011").second, as_set(earlycon_profiles));
     EXPECT_EQ(m.at("console-8250").first, as_set(console_variants));
     EXPECT_EQ(m.at("console-8250").second, as_set(console_profiles));
     EXPECT_EQ(m.at("tty-paste").first, as_set(tty_variants));
     EXPECT_EQ(m.at("tty-paste").second, as_set(tty_profiles));
+    EXPECT_EQ(m.at("boot-console").first, as_set(boot_variants));
+    EXPECT_EQ(m.at("boot-console").second, as_set(boot_profiles));
 }
 
 class EarlyconModes : public ::testing::TestWithParam<std::tuple<const char*, const char*>> {};
@@ -166,6 +172,34 @@ INSTANTIATE_TEST_SUITE_P(AllVariantsAndProfiles, TtyModes,
                          [](const auto& info) {
                              std::string n = std::string(std::get<0>(info.param)) + "_" +
                                              std::get<1>(info.param) + "_" + std::get<2>(info.param);
+                             for (char& c : n)
+                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                             return n;
+                         });
+
+// boot-console on a reduced boot: the log's records replayed or printed by the kthread under CTS flow
+// control, the IPI at 413.5 ms during the replay, four cores.
+class BootModes : public ::testing::TestWithParam<std::tuple<const char*, const char*>> {};
+
+TEST_P(BootModes, FastGivesTheSameResultsAsReference) {
+    const auto [variant, profile] = GetParam();
+    if (std::string(variant) == "console-initcall") { // no console: no UART access to compare
+        const nlohmann::json fast =
+            run_json("boot-console", "--variant console-initcall --payload-bytes 3000");
+        const nlohmann::json ref =
+            run_json("boot-console", "--variant console-initcall --payload-bytes 3000 --mode reference");
+        EXPECT_EQ(simulated(fast), simulated(ref));
+        return;
+    }
+    check_modes("boot-console", variant, profile, "--payload-bytes 3000");
+}
+
+INSTANTIATE_TEST_SUITE_P(AllVariantsAndProfiles, BootModes,
+                         ::testing::Combine(::testing::ValuesIn(boot_variants),
+                                            ::testing::ValuesIn(boot_profiles)),
+                         [](const auto& info) {
+                             std::string n =
+                                 std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param);
                              for (char& c : n)
                                  if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                              return n;

@@ -17,6 +17,8 @@
 #include <uartvp/uart16550.h>
 
 #include "pl011.h"
+#include "printk/printk.h"
+#include "serial/amba_pl011_console.h"
 #include "serial8250.h"
 #include "sim_main.h"
 
@@ -175,6 +177,99 @@ TEST(SwPl011, LegacyConsoleWriteOnQdf2400EndsOnTxfeWhileTheLastCharacterIsStillS
     const tap::access& before = log[log.size() - 2];
     EXPECT_EQ(before.offset, sw::UART01x_FR);
     EXPECT_EQ(before.value & FR_TXFE, 0u);
+}
+
+// ---- PL011: the nbcon console (v6.15 and later) per vendor
+
+namespace {
+
+// Runs the nbcon console's write_atomic (or write_thread) for one record, the console owned at NORMAL
+// as the atomic flush and the printer kthread own it; returns the console write's accesses.
+std::vector<tap::access> pl011_nbcon_record(const sw::vendor_data& vendor, bool thread,
+                                            std::string& line_text, bool& still_owner) {
+    pl011_machine m("m", pl011_config{}, 115200);
+    sw::uart_port port;
+    port.membase = uart_base;
+    port.vendor = &vendor;
+    port.iotype32 = vendor.access_32b;
+    sw::printk_init(sw::printk_config{});
+    static sw::console co; // lives past the simulation's suspended threads
+    sw::pl011_console_init(co, port, 0, true);
+    std::size_t first = 0;
+    m.cpu0.add_task("firmware", [&] { sw::pl011_firmware_setup(port, 13, 1, 0x60); });
+    m.cpu0.add_task("boot", [&] {
+        sw::nbcon_write_context w;
+        w.ctxt.con = &co;
+        w.ctxt.prio = sw::nbcon_prio::normal;
+        ASSERT_TRUE(sw::nbcon_context_try_acquire(w.ctxt));
+        w.outbuf = "sbsa\n";
+        first = m.probe.log.size();
+        if (thread)
+            sw::pl011_console_write_thread(co, w);
+        else
+            sw::pl011_console_write_atomic(co, w);
+        still_owner = sw::nbcon_can_proceed(w);
+        sw::nbcon_context_release(w.ctxt);
+    });
+    sc_start(sc_time(5, SC_MS));
+    line_text = m.text;
+    return {m.probe.log.begin() + static_cast<std::ptrdiff_t>(first), m.probe.log.end()};
+}
+
+} // namespace
+
+TEST(SwPl011, NbconWriteAtomicOnArmsPl011SavesAndRestoresCrAroundTheRecord) {
+    UARTVP_SIM_TEST();
+    std::string text;
+    bool owner = false;
+    const auto log = pl011_nbcon_record(sw::vendor_arm, false, text, owner);
+    ASSERT_GE(log.size(), 4u);
+    EXPECT_EQ(log.front().offset, sw::UART011_CR);
+    EXPECT_FALSE(log.front().write);
+    EXPECT_EQ(log[1].offset, sw::UART011_CR);
+    EXPECT_TRUE(log[1].write);
+    EXPECT_EQ(log[1].value & sw::UART011_CR_CTSEN, 0u) << "CTS flow control off while printing";
+    EXPECT_EQ(log.back().offset, sw::UART011_CR);
+    EXPECT_EQ(log.back().value, log.front().value) << "CR restored to the value read";
+    EXPECT_EQ(log[log.size() - 2].offset, sw::UART01x_FR);
+    EXPECT_EQ(log[log.size() - 2].value & FR_BUSY, 0u);
+    EXPECT_EQ(text, "sbsa\r\n");
+    EXPECT_TRUE(owner) << "the console is still owned after the write";
+}
+
+TEST(SwPl011, NbconWriteAtomicOnSbsaLeavesCrAloneAndWaitsOnceForBusy) {
+    UARTVP_SIM_TEST();
+    std::string text;
+    bool owner = false;
+    const auto log = pl011_nbcon_record(sw::vendor_sbsa, false, text, owner);
+    unsigned dr_writes = 0;
+    for (const tap::access& a : log) {
+        EXPECT_NE(a.offset, sw::UART011_CR) << "always_enabled: CR untouched";
+        EXPECT_EQ(a.size, 4u);
+        dr_writes += a.offset == sw::UART01x_DR && a.write;
+    }
+    EXPECT_EQ(dr_writes, 6u);
+    EXPECT_EQ(log.back().offset, sw::UART01x_FR);
+    EXPECT_EQ(log.back().value & FR_BUSY, 0u);
+    EXPECT_EQ(text, "sbsa\r\n");
+    EXPECT_TRUE(owner);
+}
+
+TEST(SwPl011, NbconWriteThreadOnSbsaWritesTheSameCharactersOneUnsafeSectionEach) {
+    UARTVP_SIM_TEST();
+    std::string text;
+    bool owner = false;
+    const auto log = pl011_nbcon_record(sw::vendor_sbsa, true, text, owner);
+    unsigned dr_writes = 0;
+    for (const tap::access& a : log) {
+        EXPECT_NE(a.offset, sw::UART011_CR);
+        dr_writes += a.offset == sw::UART01x_DR && a.write;
+    }
+    EXPECT_EQ(dr_writes, 6u);
+    EXPECT_EQ(log.back().offset, sw::UART01x_FR);
+    EXPECT_EQ(log.back().value & FR_BUSY, 0u);
+    EXPECT_EQ(text, "sbsa\r\n");
+    EXPECT_TRUE(owner);
 }
 
 // ---- 8250

@@ -102,6 +102,8 @@ public:
     // ahead of that interrupt with core::make_runnable_first.
     void on_irq_raised(int irq, std::function<void()> fn);
     const std::vector<csd_report>& csd_reports() const { return m_reports; }
+    // Runs on the waiting core, in its context, as each report is made (printk prints it there).
+    void on_csd_report(std::function<void(const csd_report&)> fn) { m_on_report = std::move(fn); }
     // Time spent in smp_call_function waits, per caller.
     sc_core::sc_time csd_wait_total() const { return m_csd_wait_total; }
 
@@ -146,6 +148,7 @@ private:
     std::vector<irq_line_stats> m_line_stats;
     std::vector<std::unique_ptr<percpu>> m_percpu;
     std::vector<csd_report> m_reports;
+    std::function<void(const csd_report&)> m_on_report;
     sc_core::sc_time m_csd_wait_total;
     std::uint64_t m_csd_seq = 0;
     sc_core::sc_event m_tick_ev, m_hrtimer_ev;

@@ -1,0 +1,754 @@
+// Scenario boot-console (seeds 001 and 003): a boot whose UART probe registers the serial console
+// while the log is already long. With the first nbcon console and no printer kthread yet (v6.15,
+// v6.16) the whole log is replayed by write_atomic with IRQs off on the registering CPU, the boot
+// waits for it, and a synchronous IPI from another CPU spins on its CSD lock for the whole replay. The
+// variants are the kernels around the fix: the legacy console before 2eb2608618ce, the nbcon one
+// without a fix, the three proposed fixes.
+//
+// The machine: `cores` cores (profile grace: 4). The boot task on CPU1 stores the log's records at
+// their times, with the work between them; console_init() in start_kernel, printk's kthreads ready at
+// do_pre_smp_initcalls, the SBSA UART's probe (acpi_init) registering ttyAMA0, `Run /init` last. CPU2
+// and up run work of their own and print nothing. On CPU0 an hrtimer queues, at ipi_at_ms, the work
+// that sends kick_all_cpus_sync (KFENCE's toggle_allocation_gate patching a static key). The printer
+// kthread pr/ttyAMA0 runs on CPU0 (the lowest core other than the boot task's). The UART is the SBSA
+// PL011 (RTL) at 115200 with CTSEN left on by firmware; the BMC behind it takes one character per
+// bmc_char_ns by deasserting CTS while it is busy.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+
+#include <fmt/core.h>
+
+#include <uartvp/cpu/kernel.h>
+#include <uartvp/cpu/machine.h>
+#include <uartvp/line_monitor.h>
+#include <uartvp/pl011.h>
+#include <uartvp/router.h>
+#include <uartvp/scoreboard.h>
+
+#include "bootlog.h"
+#include "pl011.h"
+#include "printk/printk.h"
+#include "scenario.h"
+#include "serial/amba_pl011_console.h"
+#include "stop.h"
+#include "timeline.h"
+#include "waves.h"
+
+namespace uartvp::program {
+
+using namespace sc_core;
+
+namespace {
+
+constexpr unsigned boot_cpu = 1;
+
+// One record of the boot: when the boot task stores it (from boot start, when consoles cost nothing).
+struct boot_record {
+    double t_ns;
+    std::string text;
+};
+
+// The boot to run: the records before the UART's probe, the probe's time, the records after it up to
+// `Run /init`, and where console_init() and printk_set_kthreads_ready() come (record indices).
+struct boot_plan {
+    std::vector<boot_record> before, after;
+    double probe_at_ns = 0, init_at_ns = 0;
+    std::size_t console_init_at = 0, kthreads_ready_at = 0;
+};
+
+// "[    1.234567] text" -> 1.234567 s and "text"; a line without the prefix keeps `t_ns`.
+boot_record parse_line(std::string line, double t_ns) {
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r'))
+        line.pop_back();
+    if (line.size() > 2 && line[0] == '[') {
+        const std::size_t close = line.find(']');
+        if (close != std::string::npos) {
+            char* end = nullptr;
+            const std::string num = line.substr(1, close - 1);
+            const double s = std::strtod(num.c_str(), &end);
+            if (end && *end == '\0' && s >= 0) {
+                std::size_t text_at = close + 1;
+                if (text_at < line.size() && line[text_at] == ' ') ++text_at;
+                return {std::max(t_ns, s * 1e9), line.substr(text_at)};
+            }
+        }
+    }
+    return {t_ns, line};
+}
+
+std::size_t wire_chars(const std::string& text) {
+    return text.size() + 17; // the 15-character time prefix, "\r\n"
+}
+
+// Grace (seed 001, calibrated): about 47,800 characters logged before "enabled" at 0.3078 s, evenly
+// over the boot so far; 2,000 characters more (assumed) until `Run /init` at 0.63 s. The text is the
+// generated arm64 log without its early console lines.
+boot_plan grace_plan() {
+    boot_plan plan;
+    const std::vector<std::string> lines = sw::generate_boot_log(200000);
+    std::vector<std::string> texts;
+    for (const std::string& l : lines) {
+        boot_record r = parse_line(l, 0);
+        if (r.text.find("earlycon") != std::string::npos || r.text.find("bootconsole") != std::string::npos)
+            continue;
+        texts.push_back(r.text);
+    }
+    // The probe's own lines (the port report, "enabled") are part of the 47,800.
+    const std::size_t target_before = 47800 - 80 - 52;
+    std::size_t i = 0, chars = 0;
+    while (i < texts.size() && chars + wire_chars(texts[i]) <= target_before)
+        chars += wire_chars(texts[i++]);
+    const double before_end = 300e6, probe = 307.8e6, init = 630e6;
+    for (std::size_t k = 0; k < i; ++k)
+        plan.before.push_back({before_end * static_cast<double>(k) / static_cast<double>(i), texts[k]});
+    std::size_t after_chars = 0;
+    std::vector<std::string> after;
+    while (i < texts.size() && after_chars < 2000) {
+        after_chars += wire_chars(texts[i]);
+        after.push_back(texts[i++]);
+    }
+    for (std::size_t k = 0; k < after.size(); ++k)
+        plan.after.push_back(
+            {probe + 1e6 + (init - probe - 2e6) * static_cast<double>(k) / static_cast<double>(after.size()),
+             after[k]});
+    plan.probe_at_ns = probe;
+    plan.init_at_ns = init;
+    // console_init() once about 19 KB are logged (section 10 B); kthreads ready right after.
+    std::size_t c = 0;
+    for (std::size_t k = 0; k < plan.before.size(); ++k) {
+        c += wire_chars(plan.before[k].text);
+        if (c >= 19000) {
+            plan.console_init_at = k + 1;
+            break;
+        }
+    }
+    plan.kthreads_ready_at = plan.console_init_at;
+    return plan;
+}
+
+// A log of the user's (or generated): each record at its own time; the probe after three quarters
+// of the records, console_init() after the first third, `Run /init` at the last record's time.
+boot_plan payload_plan(payload_reader& payload) {
+    std::vector<boot_record> all;
+    double t = 0;
+    for (std::string line; payload.next(line);) {
+        boot_record r = parse_line(line, t);
+        t = r.t_ns;
+        all.push_back(std::move(r));
+    }
+    if (const std::string why = payload.error(); !why.empty()) throw std::runtime_error(why);
+    boot_plan plan;
+    const std::size_t split = all.size() * 3 / 4;
+    plan.before.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(split));
+    plan.after.assign(all.begin() + static_cast<std::ptrdiff_t>(split), all.end());
+    plan.probe_at_ns = plan.before.empty() ? 0 : plan.before.back().t_ns;
+    plan.init_at_ns = all.empty() ? 0 : all.back().t_ns;
+    plan.console_init_at = plan.kthreads_ready_at = split / 3;
+    return plan;
+}
+
+sw::printk_variant printk_variant_of(const std::string& v) {
+    if (v == "pending-start") return sw::printk_variant::pending_start;
+    if (v == "kthread-first") return sw::printk_variant::kthread_first;
+    if (v == "merged") return sw::printk_variant::merged;
+    return sw::printk_variant::v6_16; // legacy, nbcon-atomic, console-initcall
+}
+
+// The BMC behind the UART: it takes a character as its start bit comes and deasserts CTS until it
+// can take the next, bmc_char_ns after that start. (Firmware left CR.CTSEN on; the SBSA driver never
+// touches CR: the PL011 waits for CTS before each character.)
+class bmc_cts : public sc_module {
+public:
+    sc_in<bool> txd{"txd"};
+    sc_signal<bool, SC_MANY_WRITERS> ncts{"ncts", false};
+    bmc_cts(const sc_module_name& n, double baud, const serial_format& f, double char_ns)
+        : sc_module(n)
+        , m_frame(sc_time(static_cast<double>(f.bits_per_frame()) - 0.5, SC_SEC) / baud)
+        , m_char(char_ns, SC_NS) {
+        SC_HAS_PROCESS(bmc_cts);
+        SC_METHOD(on_txd);
+        sensitive << txd.neg();
+        dont_initialize();
+        SC_METHOD(on_ready);
+        sensitive << m_ready;
+        dont_initialize();
+    }
+    std::uint64_t chars = 0;
+
+private:
+    void on_txd() {
+        if (sc_time_stamp() < m_frame_end) return; // a falling edge inside a frame
+        m_frame_end = sc_time_stamp() + m_frame;
+        ++chars;
+        if (m_char == SC_ZERO_TIME) return;
+        ncts.write(true);
+        m_ready.notify(m_char);
+    }
+    void on_ready() { ncts.write(false); }
+    sc_time m_frame, m_char, m_frame_end;
+    sc_event m_ready;
+};
+
+cpu::timing_profile boot_timing(const params& p) {
+    cpu::timing_profile t;
+    t.cpu_hz = p.cpu_hz;
+    t.cpu_relax_cycles = p.relax_cycles;
+    t.regions.push_back({"uart", p.uart_base, pl011::map_size, sc_time(p.mmio_read_ns, SC_NS),
+                         sc_time(p.mmio_write_ns, SC_NS)});
+    return t;
+}
+
+cpu::kernel_params boot_kernel(const params& p) {
+    cpu::kernel_params k;
+    k.csdlock_debug = true;
+    k.csd_lock_timeout_ms = p.csd_lock_timeout_ms;
+    return k;
+}
+
+class boot_platform : public sc_module {
+public:
+    sc_signal<bool> txd{"txd", true}, irq{"irq", false}, rxd{"rxd", true};
+    cpu::machine kernel;
+    router bus;
+    pl011 uart;
+    bmc_cts bmc;
+    line_monitor monitor;
+    // printk for the waves: records stored, records the console finished, the CPU that printed the last.
+    sc_signal<std::uint64_t, SC_UNCHECKED_WRITERS> records_stored{"records_stored", 0},
+        records_printed{"records_printed", 0};
+    sc_signal<int, SC_UNCHECKED_WRITERS> printing_cpu{"printing_cpu", -1};
+    unsigned tx_fifo_max = 0;
+    std::function<bool()> settled;
+    bool timed_out = false;
+    sc_event boot_done;
+
+    boot_platform(const sc_module_name& name, const params& p)
+        : sc_module(name)
+        , kernel("kernel", p.cores, boot_timing(p), boot_kernel(p))
+        , bus("bus")
+        , uart("uart0", make_config(p))
+        , bmc("bmc", static_cast<double>(p.baud), p.frame, p.bmc_char_ns)
+        , monitor("txd_monitor", static_cast<double>(p.baud), p.frame)
+        , m_p(p) {
+        for (auto& c : kernel.cores) {
+            c->set_collapse_polls(!p.reference);
+            c->bus.bind(bus.target);
+        }
+        bus.map(uart.bus, p.uart_base, pl011::map_size, "uart0");
+        uart.txd(txd);
+        uart.irq(irq);
+        uart.rxd(rxd);
+        uart.ncts(bmc.ncts);
+        bmc.txd(txd);
+        monitor.line(txd);
+        SC_HAS_PROCESS(boot_platform);
+        SC_THREAD(supervise);
+        SC_METHOD(track);
+        sensitive << uart.tx_fifo_level;
+        dont_initialize();
+    }
+    // Every core (task, IRQs off, hard IRQ, its IRQ lines and IPI: the replay's batches, the kworker
+    // spinning on the CSD lock, the printer kthread's records) with the bus.
+    void add_waves(waves& w) {
+        w.machine_and_bus(kernel);
+        w.name_registers(pl011_register_names(m_p.uart_base));
+        w.begin_group("printk");
+        w.number(records_stored, "printk.records_stored");
+        w.number(records_printed, "printk.records_printed");
+        w.number(printing_cpu, "printk.printing_cpu");
+        w.end_group();
+        w.begin_group("UART0 (SBSA PL011)");
+        w.level(uart.tx_fifo_level, "uart0.tx_fifo_level", m_p.fifo_depth);
+        w.bit(uart.busy, "uart0.busy");
+        w.bit(bmc.ncts, "uart0.ncts");
+        w.end_group();
+        w.lines(txd, rxd);
+    }
+
+private:
+    static pl011_config make_config(const params& p) {
+        pl011_config c;
+        c.uartclk_hz = p.uartclk_hz;
+        c.fifo_depth = p.fifo_depth;
+        c.clock_every_cycle = p.reference;
+        return c;
+    }
+    void track() { tx_fifo_max = std::max(tx_fifo_max, uart.tx_fifo_level.read()); }
+    // After the boot, looks every millisecond whether every console has printed what it will print
+    // and the line is idle; a run that does not settle within 10 minutes of simulated time is an error.
+    void supervise() {
+        wait(boot_done);
+        const sc_time deadline = sc_time_stamp() + sc_time(600, SC_SEC);
+        while (!(settled && settled())) {
+            if (sc_time_stamp() > deadline) {
+                timed_out = true;
+                break;
+            }
+            wait(sc_time(1, SC_MS));
+        }
+        wait(sc_time(200, SC_US)); // the monitor sees the last stop bit
+        sc_stop();
+    }
+    params m_p;
+};
+
+// The CSD report as the waiter prints it (kernel/smp.c), with the target's NMI backtrace and the
+// waiter's own stack on the first report: one record per line, from the waiting CPU.
+void print_csd_report(const cpu::csd_report& r) {
+    if (r.kind == cpu::csd_report::unstuck) {
+        sw::printk(sw::LOGLEVEL_ALERT, r.text);
+        return;
+    }
+    sw::printk(sw::LOGLEVEL_ALERT, r.text.substr(0, r.text.size() - 1) + " do_nothing+0x0/0x10(0x0).");
+    sw::printk(sw::LOGLEVEL_ALERT, fmt::format("\tcsd: CSD lock (#{}) unresponsive.", r.number));
+    if (r.kind != cpu::csd_report::detected) return;
+    sw::printk(sw::LOGLEVEL_INFO, fmt::format("Sending NMI from CPU {} to CPUs {}:", r.cpu, r.target_cpu));
+    sw::printk(sw::LOGLEVEL_INFO, fmt::format("NMI backtrace for cpu {}", r.target_cpu));
+    sw::printk(sw::LOGLEVEL_INFO,
+               fmt::format("CPU: {} PID: 1 Comm: swapper/0 Not tainted 6.15.0 #1", r.target_cpu));
+    sw::printk(sw::LOGLEVEL_INFO, "Hardware name: NVIDIA Grace CPU Superchip, BIOS 1.0");
+    sw::printk(sw::LOGLEVEL_INFO, "pstate: 03400009 (nzcv daif +PAN -UAO +TCO +DIT -SSBS BTYPE=--)");
+    sw::printk(sw::LOGLEVEL_INFO, "pc : pl011_console_write_atomic+0x94/0x170");
+    sw::printk(sw::LOGLEVEL_INFO, "lr : pl011_console_write_atomic+0x84/0x170");
+    sw::printk(sw::LOGLEVEL_INFO, "sp : ffff80008002b6f0");
+    for (int x = 29; x >= 0; x -= 3)
+        sw::printk(sw::LOGLEVEL_INFO, fmt::format("x{:<2}: 0000000000000000 x{:<2}: ffff0000c0a41000 x{:<2}: "
+                                                  "0000000000000001",
+                                                  x, x - 1 >= 0 ? x - 1 : 0, x - 2 >= 0 ? x - 2 : 0));
+    static const char* const target_trace[] = {"pl011_console_write_atomic+0x94/0x170",
+                                               "nbcon_emit_next_record+0x234/0x388",
+                                               "__nbcon_atomic_flush_pending_con+0x88/0x108",
+                                               "nbcon_atomic_flush_pending_con+0x5c/0x138",
+                                               "nbcon_atomic_flush_pending+0xe0/0x120",
+                                               "vprintk_emit+0x1ac/0x3e8",
+                                               "vprintk_default+0x3c/0x50",
+                                               "vprintk+0x2c/0x40",
+                                               "_printk+0x50/0x68",
+                                               "register_console+0x3c4/0x560",
+                                               "serial_core_register_port+0x6b4/0x800",
+                                               "serial_ctrl_register_port+0x20/0x38",
+                                               "uart_add_one_port+0x18/0x30",
+                                               "pl011_register_port+0x70/0x130",
+                                               "sbsa_uart_probe+0x13c/0x1d8",
+                                               "platform_probe+0x70/0xd0",
+                                               "really_probe+0xc8/0x3a0",
+                                               "__driver_probe_device+0x84/0x160",
+                                               "driver_probe_device+0x44/0x128",
+                                               "__device_attach_driver+0xc4/0x170",
+                                               "bus_for_each_drv+0x88/0xe8",
+                                               "__device_attach+0xa4/0x1e0",
+                                               "device_initial_probe+0x1c/0x30",
+                                               "bus_probe_device+0xb4/0xc0",
+                                               "device_add+0x5c8/0x830",
+                                               "platform_device_add+0x1a8/0x288",
+                                               "acpi_create_platform_device+0x23c/0x2d8",
+                                               "acpi_bus_attach+0x230/0x2c8",
+                                               "acpi_bus_scan+0x74/0x110",
+                                               "acpi_scan_init+0x10c/0x2a0",
+                                               "acpi_init+0x1f8/0x2c0",
+                                               "do_one_initcall+0x60/0x2c8",
+                                               "kernel_init_freeable+0x1f4/0x3f0",
+                                               "kernel_init+0x2c/0x1f8",
+                                               "ret_from_fork+0x10/0x20"};
+    sw::printk(sw::LOGLEVEL_INFO, "Call trace:");
+    for (const char* f : target_trace)
+        sw::printk(sw::LOGLEVEL_INFO, std::string(" ") + f);
+    sw::printk(sw::LOGLEVEL_ALERT,
+               fmt::format("csd: Re-sending CSD lock (#{}) IPI from CPU#{:02} to CPU#{:02}", r.number, r.cpu,
+                           r.target_cpu));
+    sw::printk(sw::LOGLEVEL_INFO,
+               fmt::format("CPU: {} PID: 12 Comm: kworker/{}:1 Not tainted 6.15.0 #1", r.cpu, r.cpu));
+    sw::printk(sw::LOGLEVEL_INFO, "Workqueue: events toggle_allocation_gate");
+    static const char* const waiter_trace[] = {"dump_backtrace+0xa0/0x100",
+                                               "show_stack+0x20/0x38",
+                                               "dump_stack_lvl+0x48/0x60",
+                                               "dump_stack+0x18/0x28",
+                                               "smp_call_function_many_cond+0x4d4/0x6e8",
+                                               "kick_all_cpus_sync+0x50/0xa0",
+                                               "aarch64_insn_patch_text+0x70/0xa8",
+                                               "arch_jump_label_transform_apply+0x40/0x60",
+                                               "__jump_label_update+0x138/0x1a8",
+                                               "jump_label_update+0xc8/0x160",
+                                               "static_key_enable_cpuslocked+0xa4/0x100",
+                                               "static_key_enable+0x24/0x40",
+                                               "toggle_allocation_gate+0x48/0x128",
+                                               "process_one_work+0x174/0x3e0",
+                                               "worker_thread+0x2d4/0x3f0",
+                                               "kthread+0x110/0x128",
+                                               "ret_from_fork+0x10/0x20"};
+    sw::printk(sw::LOGLEVEL_INFO, "Call trace:");
+    for (const char* f : waiter_trace)
+        sw::printk(sw::LOGLEVEL_INFO, std::string(" ") + f);
+}
+
+struct record_check {
+    std::uint64_t printed = 0, lost = 0, duplicated = 0, reordered = 0, text_mismatch = 0;
+    std::string expected; // what the line should carry ("\r" before each "\n")
+};
+
+// The console's records against the ring buffer's, in order: each record due (from the console's
+// first) printed once, in sequence, with the text the ring buffer holds (markers where due).
+record_check check_records(const std::vector<sw::printed_record>& printed,
+                           const std::vector<sw::printk_info>& stored, std::uint64_t first_due) {
+    record_check c;
+    std::vector<bool> seen(stored.size(), false);
+    std::uint64_t max_seq = 0;
+    bool any = false;
+    for (const sw::printed_record& p : printed) {
+        ++c.printed;
+        if (p.seq >= stored.size()) {
+            ++c.text_mismatch;
+            continue;
+        }
+        if (seen[p.seq])
+            ++c.duplicated;
+        else if (any && p.seq < max_seq)
+            ++c.reordered;
+        seen[p.seq] = true;
+        if (!any || p.seq > max_seq) max_seq = p.seq;
+        any = true;
+        std::string want;
+        if (p.dropped_before) want += sw::dropped_marker(p.dropped_before);
+        if (p.replayed) want += sw::replay_marker;
+        want += sw::record_print_text(stored[p.seq], sw::printk_cfg().time);
+        if (want != p.text) ++c.text_mismatch;
+    }
+    for (std::uint64_t s = first_due; s < stored.size(); ++s) {
+        if (!seen[s]) {
+            ++c.lost;
+            continue;
+        }
+    }
+    // The line: the due records in sequence, each with its markers.
+    for (const sw::printed_record& p : printed)
+        for (char ch : p.text) {
+            if (ch == '\n') c.expected += '\r';
+            c.expected += ch;
+        }
+    return c;
+}
+
+run_result run_boot_console(const run_request& rq) {
+    const auto wall0 = std::chrono::steady_clock::now();
+    const params& p = rq.p;
+    const std::string& v = rq.variant;
+    const bool calibrated = rq.payload_source.rfind("calibrated:", 0) == 0;
+    const boot_plan plan = calibrated || !rq.payload ? grace_plan() : payload_plan(*rq.payload);
+    std::unique_ptr<waves> w;
+    if (!rq.vcd.empty()) w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud), rq.fst);
+    boot_platform soc("soc", p);
+    if (w) soc.add_waves(*w);
+    const std::unique_ptr<timeline> tl = make_timeline(rq);
+    if (tl) {
+        tl->watch(soc.kernel, pl011_register_names(p.uart_base));
+        tl->counter(soc.uart.tx_fifo_level, "uart0 tx_fifo_level");
+    }
+
+    sw::printk_config pc;
+    pc.log_buf_len = 1u << 20; // Grace: 128 KB and a per-CPU share for 72 CPUs
+    pc.preferred = "ttyAMA0";  // SPCR
+    pc.variant = printk_variant_of(v);
+    pc.kthread_cpu = 0;
+    pc.store_ns = 1000; // assumed: formatting and storing a record, 1 us with IRQs off
+    sw::printk_init(pc);
+    std::vector<sw::printk_info> stored;
+    sw::printk_on_store([&](const sw::printk_info& r) {
+        stored.push_back(r);
+        soc.records_stored.write(stored.size());
+    });
+    std::uint64_t printed_count = 0;
+    sw::printk_on_printed([&](const sw::console&, const sw::printed_record&) {
+        soc.records_printed.write(++printed_count);
+        soc.printing_cpu.write(static_cast<int>(cpu::core::current().id()));
+    });
+    soc.kernel.on_csd_report(print_csd_report);
+
+    // The SBSA UART as firmware and the probe leave it: 32-bit accesses, always enabled.
+    static sw::uart_port port; // outlives the tasks' threads
+    port = sw::uart_port{};
+    port.membase = p.uart_base;
+    port.vendor = &sw::vendor_sbsa;
+    port.iotype32 = true;
+    static sw::console con;
+    con = sw::console{};
+    sw::pl011_console_init(con, port, 0, v != "legacy");
+    std::uint32_t ibrd = 0, fbrd = 0;
+    pl011_divisor(p.uartclk_hz, p.baud, ibrd, fbrd);
+
+    bool registered = false, boot_finished = false, ipi_done = p.ipi_at_ms < 0;
+    double probe_ns = -1, init_ns = 0, register_ns = -1;
+    std::uint64_t first_due = 0;
+    sc_time boot_end;
+
+    soc.kernel.cpu(boot_cpu).create_task("swapper/0", [&] {
+        // Firmware: divisor, frame, UART and TX on, CTS flow control on (the BMC's).
+        sw::pl011_firmware_setup(port, ibrd, fbrd, 0x60);
+        sw::pl011_write(sw::pl011_read(port, sw::UART011_CR) | sw::UART011_CR_CTSEN, port, sw::UART011_CR);
+        cpu::core& c = cpu::core::current();
+        double planned = 0; // boot start is time 0: firmware's few accesses are part of the boot
+        auto work_until = [&](double t_ns) { // the boot's own work up to the plan's time
+            if (t_ns > planned) {
+                kapi::ndelay(static_cast<unsigned long>(t_ns - planned));
+                planned = t_ns;
+            }
+        };
+        for (std::size_t i = 0; i < plan.before.size(); ++i) {
+            if (i == plan.console_init_at && v == "console-initcall") {
+                // console_init() in start_kernel: pl011_init as a console_initcall, before driver_init()
+                // registered the platform bus and before amba_init (postcore_initcall).
+                sw::pr_err("Driver 'sbsa-uart' was unable to register with bus_type 'platform' because the "
+                           "bus was not initialized.");
+                sw::pr_warn("could not register SBSA UART platform driver");
+                sw::pr_err("Driver 'uart-pl011' was unable to register with bus_type 'amba' because the bus "
+                           "was not initialized.");
+            }
+            if (i == plan.kthreads_ready_at) sw::printk_set_kthreads_ready();
+            work_until(plan.before[i].t_ns);
+            sw::pr_info(plan.before[i].text);
+        }
+        if (plan.kthreads_ready_at >= plan.before.size()) sw::printk_set_kthreads_ready();
+        work_until(plan.probe_at_ns);
+        if (v != "console-initcall") {
+            // acpi_init -> ... -> sbsa_uart_probe -> pl011_register_port -> uart_add_one_port.
+            c.sync();
+            const sc_time probe0 = c.local_time();
+            sw::pr_info(fmt::format("ARMH0011:00: ttyAMA0 at MMIO 0x{:x} (irq = 66, base_baud = 0) is a SBSA",
+                                    p.uart_base));
+            first_due = 0; // CON_PRINTBUFFER, no boot console: the whole log
+            c.sync();
+            register_ns = c.local_time().to_seconds() * 1e9;
+            sw::register_console(con);
+            registered = con.registered;
+            c.sync();
+            const double usecs = (c.local_time() - probe0).to_seconds() * 1e6;
+            probe_ns = static_cast<double>(static_cast<std::uint64_t>(usecs)) * 1e3;
+            sw::pr_info(fmt::format("probe of ARMH0011:00 returned 0 after {} usecs",
+                                    static_cast<std::uint64_t>(usecs)));
+        }
+        for (const boot_record& r : plan.after) {
+            work_until(r.t_ns);
+            sw::pr_info(r.text);
+        }
+        work_until(plan.init_at_ns);
+        sw::pr_info("Run /init as init process");
+        init_ns = static_cast<double>(stored.back().ts_nsec);
+        c.sync();
+        boot_end = c.local_time();
+        boot_finished = true;
+        soc.boot_done.notify(SC_ZERO_TIME);
+    });
+
+    // CPU2 and up: work of their own (no printk) until the boot is done.
+    for (unsigned k = 2; k < p.cores; ++k)
+        soc.kernel.cpu(k).create_task(fmt::format("kworker/{}:1", k), [&] {
+            while (!boot_finished) {
+                kapi::udelay(500);
+                kapi::msleep(1);
+            }
+        });
+
+    // CPU0: the hrtimer that queues the IPI's work (a delayed work item in the kernel).
+    static kapi::work_struct gate_work;
+    gate_work = kapi::work_struct{};
+    gate_work.func = [&](kapi::work_struct*) {
+        kapi::kick_all_cpus_sync();
+        ipi_done = true;
+    };
+    static cpu::hrtimer gate_timer;
+    gate_timer = cpu::hrtimer{};
+    gate_timer.function = [](cpu::hrtimer*) { kapi::queue_work_on(0, gate_work); };
+    if (p.ipi_at_ms >= 0)
+        soc.kernel.cpu(0).create_task(
+            "kfence", [&] { soc.kernel.hrtimer_start(gate_timer, sc_time(p.ipi_at_ms, SC_MS)); });
+
+    std::vector<std::pair<char, sc_time>> line;
+    soc.monitor.on_char([&](const decoded_char& ch) {
+        if (!ch.is_break) line.emplace_back(static_cast<char>(ch.data), ch.start);
+    });
+    soc.settled = [&] {
+        return boot_finished && ipi_done && sw::printk_all_printed() && !soc.uart.busy.read() &&
+               soc.uart.tx_fifo_level.read() == 0;
+    };
+    stop::simulate();
+    if (soc.timed_out) throw std::runtime_error("the boot's consoles never finished printing");
+    if (!boot_finished) throw std::runtime_error("the boot never reached Run /init");
+    if (w) w->finish();
+    if (tl) tl->finish();
+
+    const record_check rc =
+        registered ? check_records(sw::printk_printed(con), stored, first_due) : record_check{};
+    scoreboard sb(rc.expected.size() + 16);
+    sb.expect(rc.expected);
+    for (const auto& [ch, t] : line)
+        sb.observe(static_cast<std::uint8_t>(ch), t);
+    sb.finish(sc_time_stamp());
+
+    run_result r;
+    r.scenario = rq.scenario;
+    r.variant = v;
+    r.profile = rq.profile;
+    r.params = p.to_json();
+    r.params.erase("reset_after_write");
+    r.params.update({{"ipi_at_ms", p.ipi_at_ms},
+                     {"bmc_char_ns", p.bmc_char_ns},
+                     {"csd_lock_timeout_ms", p.csd_lock_timeout_ms},
+                     {"csdlock_debug", true},
+                     {"boot_cpu", boot_cpu},
+                     {"kthread_cpu", 0}});
+    r.payload_source = rq.payload_source;
+    r.payload_lines = plan.before.size() + plan.after.size();
+    r.expect_loss = rq.expect_loss;
+    const sc_time last_char_end = line.empty() ? SC_ZERO_TIME : line.back().second;
+    r.sim_time_ns = sc_time_stamp().to_seconds() * 1e9;
+    r.line_idle_ns = last_char_end.to_seconds() * 1e9;
+    r.bytes_written = rc.expected.size();
+    r.bytes_on_line = sb.observed_count();
+    r.lost_bytes = sb.lost();
+    r.corrupted_bytes = sb.corrupted() + rc.text_mismatch;
+    r.duplicated_bytes = sb.duplicated();
+    r.extra_bytes = sb.extra();
+    r.framing_errors = soc.monitor.framing_errors();
+    r.parity_errors = soc.monitor.parity_errors();
+    if (const auto d = sb.first_difference())
+        r.first_difference = {{"kind", to_string(d->kind)},          {"expected_index", d->expected_index},
+                              {"observed_index", d->observed_index}, {"time_ns", d->when.to_seconds() * 1e9},
+                              {"expected_byte", d->expected_byte},   {"observed_byte", d->observed_byte}};
+    for (const auto& c : soc.kernel.cores) {
+        auto add = [&](const cpu::task_stats& t) {
+            r.mmio_reads += t.mmio_reads;
+            r.mmio_writes += t.mmio_writes;
+            r.polls += t.relax;
+        };
+        for (const cpu::task_stats& t : c->tasks())
+            add(t);
+        add(c->idle_stats());
+        r.transactions += c->transactions();
+    }
+    r.tx_fifo_max = soc.tx_fifo_max;
+    r.rtl_cycles = soc.uart.clock().edge_at_or_before(sc_time_stamp());
+    r.rtl_edges_evaluated = soc.uart.edges_evaluated();
+    add_kernel_results(r, soc.kernel);
+    add_host_counts(r, &soc.uart);
+    r.extra = {
+        {"init_ns", init_ns},
+        {"console_probe_ns", probe_ns < 0 ? nlohmann::json(nullptr) : nlohmann::json(probe_ns)},
+        {"console_register_ns", register_ns < 0 ? nlohmann::json(nullptr) : nlohmann::json(register_ns)},
+        {"console_registered", registered},
+        {"records_stored", stored.size()},
+        {"records_printed", rc.printed},
+        {"records_lost", rc.lost},
+        {"records_duplicated", rc.duplicated},
+        {"records_reordered", rc.reordered},
+        {"console_replays", con.replays},
+        {"bmc_chars", soc.bmc.chars}};
+    if (rc.lost + rc.duplicated + rc.reordered > 0 && r.clean())
+        r.extra_bytes += 1; // a record-level difference the byte comparison could not see
+    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    return r;
+}
+
+std::string compare_table(const std::vector<nlohmann::json>& runs) {
+    const nlohmann::json& base = runs.front();
+    const nlohmann::json& prm = base["params"];
+    std::string t = fmt::format(
+        "boot-console on profile {} ({}, {} cores, IPI at {} ms, BMC {} ns per character, csd_lock_timeout "
+        "{} ms)\n",
+        base["profile"].get<std::string>(), base["payload"].get<std::string>(), prm["cores"].get<unsigned>(),
+        prm["ipi_at_ms"].get<double>(), prm["bmc_char_ns"].get<double>(),
+        prm["csd_lock_timeout_ms"].get<unsigned>());
+    t += fmt::format("{:<17} {:>9} {:>8} {:>15} {:>12} {:>8} {:>8} {:>12} {:>7}\n", "variant", "probe s",
+                     "init s", "irqoff max ms", "csd reports", "printed", "lost", "console end s", "wall s");
+    for (const nlohmann::json& r : runs) {
+        const std::string probe = r["console_probe_ns"].is_null()
+                                      ? std::string("-")
+                                      : fmt::format("{:.6f}", r["console_probe_ns"].get<double>() / 1e9);
+        std::string csd;
+        for (const nlohmann::json& c : r["csd_reports"]) {
+            if (!csd.empty()) csd += ",";
+            csd += fmt::format("{}@{:.3f}", c["kind"].get<std::string>().substr(0, 1),
+                               c["time_ns"].get<double>() / 1e9);
+        }
+        if (csd.empty()) csd = "none";
+        t += fmt::format("{:<17} {:>9} {:>8.3f} {:>15.3f} {:>12} {:>8} {:>8} {:>12.3f} {:>7.2f}\n",
+                         r["variant"].get<std::string>(), probe, r["init_ns"].get<double>() / 1e9,
+                         r["irq_off_max_ns"].get<double>() / 1e6, csd,
+                         r["records_printed"].get<std::uint64_t>(), r["records_lost"].get<std::uint64_t>(),
+                         r["line_idle_ns"].get<double>() / 1e9, r["wall_s"].get<double>());
+    }
+    return t;
+}
+
+std::vector<std::pair<std::string, std::string>> summary_rows(const run_result& r) {
+    const nlohmann::json& x = r.extra;
+    std::vector<std::pair<std::string, std::string>> rows{
+        {"Run /init at", fmt::format("{:.6f} s", x["init_ns"].get<double>() / 1e9)},
+        {"console probe", x["console_probe_ns"].is_null()
+                              ? "none"
+                              : fmt::format("{:.6f} s", x["console_probe_ns"].get<double>() / 1e9)},
+        {"console registered", x["console_registered"].get<bool>() ? "yes" : "no"},
+        {"records stored/printed", fmt::format("{} / {}", x["records_stored"].get<std::uint64_t>(),
+                                               x["records_printed"].get<std::uint64_t>())},
+        {"records lost/dup/reord", fmt::format("{} / {} / {}", x["records_lost"].get<std::uint64_t>(),
+                                               x["records_duplicated"].get<std::uint64_t>(),
+                                               x["records_reordered"].get<std::uint64_t>())},
+        {"irqoff max", fmt::format("{:.3f} ms", r.irq_off_max_ns / 1e6)},
+    };
+    for (const nlohmann::json& c : r.kernel["csd_reports"])
+        rows.push_back({"csd " + c["kind"].get<std::string>(),
+                        fmt::format("{:.6f} s (CPU{} waiting for CPU{}, {:.3f} s)",
+                                    c["time_ns"].get<double>() / 1e9, c["cpu"].get<unsigned>(),
+                                    c["target_cpu"].get<unsigned>(), c["wait_ns"].get<double>() / 1e9)});
+    return rows;
+}
+
+} // namespace
+
+scenario_def boot_console_scenario() {
+    scenario_def s;
+    s.name = "boot-console";
+    s.description =
+        "printk during boot: the UART's probe registers the serial console with a long log behind "
+        "it (legacy or nbcon; the atomic replay with IRQs off, the CSD lock stall, the fixes)";
+    s.variants = {
+        {"nbcon-atomic", "v6.15/v6.16: the nbcon console's first registration replays the log with "
+                         "write_atomic, IRQs off across it, on the probing CPU"},
+        {"legacy", "amba-pl011 before 2eb2608618ce: the legacy console, console_unlock with IRQs off one "
+                   "record at a time"},
+        {"console-initcall", "seed 001's patch: pl011_init as a console_initcall, before the buses exist: "
+                             "no serial console"},
+        {"pending-start", "seed 003's RFC: printk_kthreads_pending_start, offload chosen while the first "
+                          "kthread is pending"},
+        {"kthread-first", "seed 003's reorder: printk_kthreads_check_locked before \"enabled\""},
+        {"merged", "v6.17 (cf5543870186): the printer kthread made in nbcon_alloc; it prints the backlog"},
+    };
+    s.profiles = {
+        {"grace",
+         "NVIDIA Grace (seed 001): 4 cores modelled, the boot on CPU1, SBSA PL011 at 0xc280000, 24 MHz, "
+         "115200 8N1, no earlycon, CTS flow control from the BMC (bmc_char_ns), csdlock_debug=1, the "
+         "KFENCE kworker's IPI at 413.5 ms; calibrated boot: 47,800 characters before \"enabled\" at "
+         "0.308 s, Run /init at 0.63 s",
+         [](params& p) {
+             p.boot = true;
+             p.cores = 4;
+             p.uart_base = 0xc280000;
+             p.uartclk_hz = 24'000'000;
+             p.baud = 115200;
+             p.fifo_depth = 32;
+             p.ipi_at_ms = 413.5;
+             p.bmc_char_ns = 177800;
+             p.csd_lock_timeout_ms = 5000;
+         }},
+    };
+    s.default_profile = "grace";
+    s.default_payload_bytes = 0; // the profile's calibrated boot
+    s.run = run_boot_console;
+    s.compare_table = compare_table;
+    s.summary_rows = summary_rows;
+    s.has_rtl = false;
+    return s;
+}
+
+} // namespace uartvp::program
