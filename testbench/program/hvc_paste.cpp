@@ -24,6 +24,7 @@
 #include "hvc/virtio_console.h"
 #include "scenario.h"
 #include "stop.h"
+#include "waves.h"
 
 namespace uartvp::program {
 
@@ -66,6 +67,14 @@ sw::hvc_read_loop read_loop(const std::string& variant) {
 class hvc_platform : public sc_module {
 public:
     sc_signal<bool> irq{"irq", false};
+    // For waves: khvcd running (1) or asleep (0); kopald's handler span (IRQs off, hard-IRQ context on
+    // real hardware); bytes read by the latest interrupt-driven poll and khvcd poll; OPAL's buffer fill
+    // after each poll.
+    sc_signal<bool, SC_UNCHECKED_WRITERS> khvcd_running{"khvcd_running", false};
+    sc_signal<bool, SC_UNCHECKED_WRITERS> kopald_handler{"kopald_handler", false};
+    sc_signal<unsigned, SC_UNCHECKED_WRITERS> irq_poll_bytes{"irq_poll_bytes", 0};
+    sc_signal<unsigned, SC_UNCHECKED_WRITERS> khvcd_poll_bytes{"khvcd_poll_bytes", 0};
+    sc_signal<unsigned, SC_UNCHECKED_WRITERS> backend_fill{"backend_fill", 0};
     cpu::machine kernel;
     router bus;
     std::unique_ptr<opal_console> opal;
@@ -100,6 +109,20 @@ public:
         SC_THREAD(supervise);
     }
     std::uint64_t delivered() const { return opal ? opal->delivered() : vio->delivered(); }
+    void add_waves(waves& w) {
+        w.cpu_and_bus(kernel.cpu(0));
+        w.cores(kernel);
+        w.begin_group("hvc");
+        w.bit(khvcd_running, "hvc.khvcd_running");
+        if (opal) w.bit(kopald_handler, "hvc.kopald_handler");
+        w.level(irq_poll_bytes, "hvc.irq_poll_bytes", 160);
+        w.level(khvcd_poll_bytes, "hvc.khvcd_poll_bytes", 4096);
+        w.end_group();
+        w.begin_group(opal ? "OPAL" : "virtio");
+        w.bit(irq, opal ? "opal.irq" : "virtio.irq");
+        if (opal) w.level(backend_fill, "opal.buffered", static_cast<unsigned>(m_p.bmc_buffer_bytes));
+        w.end_group();
+    }
     bool cores_idle() const {
         for (const auto& c : kernel.cores)
             if (!c->idle() || c->in_interrupt()) return false;
@@ -174,7 +197,11 @@ run_result run_hvc_paste(const run_request& rq) {
         text += line;
     if (const std::string why = rq.payload->error(); !why.empty()) throw std::runtime_error(why);
 
+    std::unique_ptr<waves> w;
+    // No serial line: the lines file stays empty; the save file's zoom covers about 2 ms.
+    if (!rq.vcd.empty()) w = std::make_unique<waves>(rq.vcd, 200000.0);
     hvc_platform soc("soc", p);
+    if (w) soc.add_waves(*w);
     hvc_paste paste{text, t0(), p.paste_kbps, p.burst_bytes};
     soc.source_end = paste.due(text.size());
     soc.pasted_bytes = text.size();
@@ -194,10 +221,14 @@ run_result run_hvc_paste(const run_request& rq) {
     std::uint64_t spans = 0;
     sw::hvc_globals& g = sw::hvc_state();
     g.on_poll = [&](const sw::hvc_poll_record& r) {
+        cpu::core::current().sync();
+        if (soc.opal) soc.backend_fill.write(static_cast<unsigned>(soc.opal->buffered()));
         if (r.may_sleep || sw::hvc_state().hvc_task == kapi::current_task()) {
             ++khvcd_polls;
+            soc.khvcd_poll_bytes.write(r.bytes);
             return;
         }
+        soc.irq_poll_bytes.write(r.bytes);
         ++irq_polls;
         reads_max = std::max<std::uint64_t>(reads_max, r.reads);
         bytes_max = std::max<std::uint64_t>(bytes_max, r.bytes);
@@ -208,11 +239,16 @@ run_result run_hvc_paste(const run_request& rq) {
         span_total += ns(d);
         ++spans;
     };
+    g.on_khvcd = [&](bool running) {
+        cpu::core::current().sync();
+        soc.khvcd_running.write(running);
+    };
     const cpu::kernel_params kp = kernel_costs(p);
     if (on_opal) {
         sw::opal().base = backend_base;
         sw::opal().irq = soc.irq_line;
         sw::opal().on_event_handled = [&](const sw::opal_event_record& r) { span(r.end - r.start); };
+        sw::opal().on_kopald_handler = [&](bool in) { soc.kopald_handler.write(in); };
     } else {
         sw::virtio_console().base = backend_base;
         sw::virtio_console().irq = soc.irq_line;
@@ -265,6 +301,7 @@ run_result run_hvc_paste(const run_request& rq) {
         return true;
     };
     stop::simulate();
+    if (w) w->finish();
     if (soc.timed_out) throw std::runtime_error("the console did not settle: the paste was never all read");
     if (open_end > t0())
         throw std::runtime_error("the console's open took longer than the time before the paste");

@@ -148,3 +148,21 @@ TEST(HvcPaste, CompareShowsEveryVariantsRowOnBothProfiles) {
         EXPECT_EQ(lines(r.out), 6) << r.out;
     }
 }
+
+// Waves: per core IRQs off and hard IRQ, khvcd running and asleep, kopald's handler, bytes per poll;
+// the same run writes the same files.
+TEST(HvcPaste, WavesShowKhvcdKopaldAndBytesPerPollAndRepeatExactly) {
+    const std::string dir = make_tmpdir("uartvp-hvc-waves");
+    const std::string args = "--variant batching --profile opal --payload-bytes 3000 --vcd " + dir;
+    ASSERT_EQ(run_uartvp("run hvc-paste " + args + "/a.vcd").code, 0);
+    ASSERT_EQ(run_uartvp("run hvc-paste " + args + "/b.vcd").code, 0);
+    const std::string a = slurp(dir + "/a.vcd");
+    EXPECT_EQ(a, slurp(dir + "/b.vcd"));
+    for (const char* sig : {"khvcd_running", "kopald_handler", "irq_poll_bytes", "khvcd_poll_bytes",
+                            "irqs_off", "in_hardirq", "buffered"})
+        EXPECT_NE(a.find(sig), std::string::npos) << sig;
+    // The 128 bytes of a batch show as a level of 10000000 (binary) on irq_poll_bytes.
+    EXPECT_NE(a.find("b10000000 "), std::string::npos);
+    EXPECT_NE(slurp(dir + "/a.gtkw").find("hvc.khvcd_running"), std::string::npos);
+    remove_dir(dir);
+}
