@@ -248,6 +248,7 @@ int hvc_push(hvc_struct& hp) {
     const int n = hp.ops->put_chars(hp.vtermno, hp.outbuf.data(), hp.n_outbuf);
     if (n <= 0) {
         if (n == 0 || n == -EAGAIN) {
+            ++hvc_state().push_eagain;
             hp.do_wakeup = true;
             return 0;
         }

@@ -81,6 +81,7 @@ struct hvc_globals {
     std::uint64_t khvcd_wakeups = 0, khvcd_timed_sleeps = 0, khvcd_passes = 0;
     sc_core::sc_time khvcd_irq_off_max; // khvcd's hp->lock holds, IRQs off
     std::uint64_t throttled_polls = 0;
+    std::uint64_t push_eagain = 0; // hvc_push calls the backend refused (0 or -EAGAIN: kept for later)
 };
 hvc_globals& hvc_state();
 
