@@ -9,7 +9,7 @@
 //   the lock held with IRQs off throughout, from the interrupt and from khvcd alike;
 // - latency_break (ec97eaad1383 "hvc_poll() break hv read loop"): one get_chars per call, then ask for
 //   another poll (HVC_POLL_READ);
-// - batching (v4.18, "hvc_poll() fix read loop batching"): from the interrupt until at least
+// - batching (seed 004, "hvc_poll() fix read loop batching"): from the interrupt until at least
 //   HVC_ATOMIC_READ_MAX bytes were read, then the latency break; from khvcd until empty or the flip
 //   buffer is full, dropping the lock and calling cond_resched() between reads.
 // The layer's own code costs no simulated time: only the backend's calls, the lock and the scheduler do.

@@ -436,8 +436,9 @@ scenario_def hvc_paste_scenario() {
                     "from khvcd, over OPAL firmware or a virtio console (burst_bytes, paste_kbps, "
                     "bmc_buffer_bytes, cores, hz)";
     s.variants = {
-        {"batching", "v4.18 on (seed 004): in IRQ context until at least 128 bytes were read, from khvcd "
-                     "until empty, dropping the lock between reads"},
+        {"batching",
+         "seed 004's fix (after ec97eaad1383): in IRQ context until at least 128 bytes were read, from khvcd "
+         "until empty, dropping the lock between reads"},
         {"latency-break", "ec97eaad1383: one 16-byte get_chars per poll, then another poll is asked for"},
         {"loop", "up to v4.16: read until get_chars returns nothing or the flip buffer is full, IRQs off"},
     };
