@@ -434,7 +434,8 @@ scenario_def hvc_paste_scenario() {
     s.name = "hvc-paste";
     s.description = "a paste into a hypervisor console (hvc): __hvc_poll's read loop from the interrupt and "
                     "from khvcd, over OPAL firmware or a virtio console (burst_bytes, paste_kbps, "
-                    "bmc_buffer_bytes, cores, hz)";
+                    "bmc_buffer_bytes, cores, hz); the interrupt and kopald on cpu0, khvcd and the reader on "
+                    "the last core";
     s.variants = {
         {"batching",
          "seed 004's fix (after ec97eaad1383): in IRQ context until at least 128 bytes were read, from khvcd "
