@@ -11,6 +11,7 @@
 #include "pl011_platform.h"
 #include "scenario.h"
 #include "stop.h"
+#include "timeline.h"
 #include "waves.h"
 
 namespace uartvp::program {
@@ -64,9 +65,11 @@ run_result run_earlycon(const run_request& rq) {
     const auto wall0 = std::chrono::steady_clock::now();
     const params& p = rq.p;
     std::unique_ptr<waves> w;
-    if (!rq.vcd.empty()) w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud));
+    if (!rq.vcd.empty()) w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud), rq.fst);
     pl011_platform soc("soc", p, w && rq.vcd_rtl ? w->rtl_trace_path() : "");
     if (w) soc.add_waves(*w);
+    const std::unique_ptr<timeline> tl = make_timeline(rq);
+    if (tl) soc.add_timeline(*tl);
     const write_fn write = variant_write(rq.variant);
     std::uint64_t bytes_written = 0, lines = 0;
 
@@ -87,7 +90,9 @@ run_result run_earlycon(const run_request& rq) {
             }
             soc.sb.expect(out);
             bytes_written += out.size();
+            const sc_time t0 = soc.cpu0.local_time();
             write(port, line);
+            if (tl) tl->console_write(soc.cpu0, t0, soc.cpu0.local_time(), line);
         }
         if (p.reset_after_write) soc.reset_uart();
     });
@@ -104,6 +109,7 @@ run_result run_earlycon(const run_request& rq) {
         throw std::runtime_error(why);
     }
     if (w) w->finish();
+    if (tl) tl->finish();
 
     const cpu::task_stats& boot = soc.cpu0.tasks().at(1);
     run_result r = console_result(rq, soc.sb, soc.monitor, soc.cpu0, boot, soc.line_idle_at(), lines,

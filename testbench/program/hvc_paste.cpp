@@ -24,6 +24,7 @@
 #include "hvc/virtio_console.h"
 #include "scenario.h"
 #include "stop.h"
+#include "timeline.h"
 #include "waves.h"
 
 namespace uartvp::program {
@@ -109,9 +110,20 @@ public:
         SC_THREAD(supervise);
     }
     std::uint64_t delivered() const { return opal ? opal->delivered() : vio->delivered(); }
+    register_names register_names_of() const {
+        register_names n;
+        if (opal)
+            for (const hvc_reg& r : opal_console::registers())
+                n[backend_base + r.offset] = std::string("opal.") + r.name;
+        else
+            for (const hvc_reg& r : virtio_console_rx::registers())
+                n[backend_base + r.offset] = std::string("virtio.") + r.name;
+        return n;
+    }
+    void add_timeline(timeline& t) { t.watch(kernel, register_names_of()); }
     void add_waves(waves& w) {
-        w.cpu_and_bus(kernel.cpu(0));
-        w.cores(kernel);
+        w.machine_and_bus(kernel);
+        w.name_registers(register_names_of());
         w.begin_group("hvc");
         w.bit(khvcd_running, "hvc.khvcd_running");
         if (opal) w.bit(kopald_handler, "hvc.kopald_handler");
@@ -199,9 +211,11 @@ run_result run_hvc_paste(const run_request& rq) {
 
     std::unique_ptr<waves> w;
     // No serial line: the lines file stays empty; the save file's zoom covers about 2 ms.
-    if (!rq.vcd.empty()) w = std::make_unique<waves>(rq.vcd, 200000.0);
+    if (!rq.vcd.empty()) w = std::make_unique<waves>(rq.vcd, 200000.0, rq.fst);
     hvc_platform soc("soc", p);
     if (w) soc.add_waves(*w);
+    const std::unique_ptr<timeline> tl = make_timeline(rq);
+    if (tl) soc.add_timeline(*tl);
     hvc_paste paste{text, t0(), p.paste_kbps, p.burst_bytes};
     soc.source_end = paste.due(text.size());
     soc.pasted_bytes = text.size();
@@ -302,6 +316,7 @@ run_result run_hvc_paste(const run_request& rq) {
     };
     stop::simulate();
     if (w) w->finish();
+    if (tl) tl->finish();
     if (soc.timed_out) throw std::runtime_error("the console did not settle: the paste was never all read");
     if (open_end > t0())
         throw std::runtime_error("the console's open took longer than the time before the paste");
@@ -459,6 +474,9 @@ scenario_def hvc_paste_scenario() {
     s.run = run_hvc_paste;
     s.compare_table = compare_table;
     s.summary_rows = summary_rows;
+    s.terminal_refusal =
+        "there is no UART: the paste comes from the backend's host side (OPAL's BMC, the virtio "
+        "host), generated or from --payload";
     return s;
 }
 
