@@ -36,7 +36,7 @@ void tty_port_link(tty_port& port, tty_struct& tty) {
 }
 
 bool tty_insert_flip_char(tty_port& port, unsigned char ch, tty_flag flag) {
-    if (port.buf_pending.size() + port.buf_committed.size() >= TTYB_DEFAULT_MEM_LIMIT) {
+    if (port.buf_pending.size() + port.buf_committed.size() >= port.mem_limit) {
         ++port.buf_dropped;
         return false;
     }
@@ -44,10 +44,19 @@ bool tty_insert_flip_char(tty_port& port, unsigned char ch, tty_flag flag) {
     return true;
 }
 
+std::size_t tty_buffer_request_room(tty_port& port, std::size_t size) {
+    const std::size_t used = port.buf_pending.size() + port.buf_committed.size();
+    return used >= port.mem_limit ? 0 : std::min(size, port.mem_limit - used);
+}
+
+bool tty_throttled(const tty_struct& tty) {
+    return tty.throttled;
+}
+
 void tty_flip_buffer_push(tty_port& port) {
     port.buf_committed.insert(port.buf_committed.end(), port.buf_pending.begin(), port.buf_pending.end());
     port.buf_pending.clear();
-    queue_work_on(smp_processor_id(), port.work);
+    queue_work_on(port.flush_cpu < 0 ? smp_processor_id() : static_cast<unsigned>(port.flush_cpu), port.work);
 }
 
 namespace {
@@ -81,6 +90,11 @@ void flush_to_ldisc(tty_port& port) {
         port.buf_committed.pop_front();
         got = true;
     }
+    // n_tty_check_throttle: the driver is asked to stop while the read buffer is nearly full.
+    if (!tty->throttled && N_TTY_BUF_SIZE - tty->read_buf.size() < TTY_THRESHOLD_THROTTLE) {
+        tty->throttled = true;
+        ++tty->throttles;
+    }
     if (got && !tty->read_buf.empty()) wake_up(tty->read_wait);
 }
 
@@ -90,6 +104,11 @@ std::size_t n_tty_read(tty_struct& tty, unsigned char* buf, std::size_t nr) {
     const std::size_t n = std::min(nr, tty.read_buf.size());
     std::copy_n(tty.read_buf.begin(), n, buf);
     tty.read_buf.erase(tty.read_buf.begin(), tty.read_buf.begin() + static_cast<std::ptrdiff_t>(n));
+    // n_tty_check_unthrottle: room again, the driver may go on (hvc_unthrottle kicks khvcd).
+    if (tty.throttled && N_TTY_BUF_SIZE - tty.read_buf.size() >= TTY_THRESHOLD_UNTHROTTLE) {
+        tty.throttled = false;
+        if (tty.ops && tty.ops->unthrottle) tty.ops->unthrottle(tty);
+    }
     // n_tty_kick_worker: the line discipline had no room for what is still committed.
     if (tty.port && !tty.port->buf_committed.empty()) queue_work(tty.port->work);
     return n;

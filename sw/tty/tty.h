@@ -31,6 +31,10 @@ constexpr std::size_t UART_XMIT_SIZE = 4096;               // PAGE_SIZE: the por
 constexpr std::size_t WAKEUP_CHARS = 256;                  // writers are woken when fewer are pending
 constexpr std::size_t N_TTY_BUF_SIZE = 4096;               // the line discipline's read buffer
 constexpr std::size_t TTYB_DEFAULT_MEM_LIMIT = 640 * 1024; // characters the flip buffer may hold
+// n_tty throttles the driver when fewer than this many bytes of its read buffer are free, and
+// unthrottles once a read leaves at least as many free again (TTY_THRESHOLD_THROTTLE/UNTHROTTLE).
+constexpr std::size_t TTY_THRESHOLD_THROTTLE = 128;
+constexpr std::size_t TTY_THRESHOLD_UNTHROTTLE = 128;
 
 // The transmit buffer: a kfifo of one page.
 class xmit_kfifo {
@@ -54,6 +58,7 @@ struct tty_struct;
 // The tty driver's operations the tty layer calls (struct tty_operations).
 struct tty_operations {
     std::size_t (*write)(tty_struct& tty, const unsigned char* buf, std::size_t count);
+    void (*unthrottle)(tty_struct& tty) = nullptr; // the line discipline has room again (optional)
 };
 
 struct flip_char {
@@ -70,6 +75,11 @@ struct tty_port {
     xmit_kfifo xmit_fifo;
     tty_struct* itty = nullptr;
     std::uint64_t buf_dropped = 0; // characters the full flip buffer refused
+    // The flip buffer's limit: TTYB_DEFAULT_MEM_LIMIT (640 KiB since v4.x; 64 KiB before).
+    std::size_t mem_limit = TTYB_DEFAULT_MEM_LIMIT;
+    // The kworker flush_to_ldisc runs on: -1, the pushing CPU's (the tty's unbound workqueue picks the
+    // local one); else that CPU's (the model has no migration: an unbound work item placed on a core).
+    int flush_cpu = -1;
     tty_port();
     tty_port(const tty_port&) = delete; // its work refers to it
     tty_port& operator=(const tty_port&) = delete;
@@ -84,6 +94,8 @@ struct tty_struct {
     kapi::wait_queue_head read_wait, write_wait;
     std::uint64_t overruns_reported = 0; // TTY_OVERRUN flags the line discipline saw ("input overrun(s)")
     std::uint64_t received = 0;          // characters put into the read buffer
+    bool throttled = false;              // TTY_THROTTLED: the read buffer is nearly full
+    std::uint64_t throttles = 0;         // times it was throttled
 };
 
 // Links a port and its tty (tty_port_install / tty_port_open).
@@ -92,6 +104,9 @@ void tty_port_link(tty_port& port, tty_struct& tty);
 // Driver side, from the interrupt handler: one character with its flag; false (and dropped) if the
 // flip buffer is full.
 bool tty_insert_flip_char(tty_port& port, unsigned char ch, tty_flag flag);
+// Room for up to `size` more characters in the flip buffer: how many fit (0 when it is full).
+std::size_t tty_buffer_request_room(tty_port& port, std::size_t size);
+bool tty_throttled(const tty_struct& tty);
 // Commits what was inserted and queues the line discipline's work on this CPU's kworker (the tty's
 // unbound workqueue picks the local one).
 void tty_flip_buffer_push(tty_port& port);

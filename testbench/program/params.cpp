@@ -39,7 +39,8 @@ std::string shown(std::string_view value) {
 const std::map<std::string, std::string>& params::keys() {
     static const std::map<std::string, std::string> k{
         {"cpu_hz", "CPU clock in Hz"},
-        {"cores", "cores of the machine, 1 to 8 (the console scenarios print from core 0; the others idle)"},
+        {"cores", "cores of the machine, 1 to 8 (the console scenarios print from core 0; the others idle; "
+                  "hvc-paste: default 2)"},
         {"mmio_read_ns", "cost of one UART register read, ns (a trapped access under a hypervisor)"},
         {"mmio_write_ns", "cost of one UART register write, ns"},
         {"relax_cycles", "CPU cycles of one cpu_relax()"},
@@ -68,9 +69,58 @@ const std::map<std::string, std::string>& params::keys() {
                         "(default 177800, fitted to seed 001; 0: CTS always asserted)"},
         {"csd_lock_timeout_ms", "boot-console: ms a CSD lock waiter spins before csdlock_debug reports it "
                                 "(default 5000; 0: no reports)"},
-        {"hz", "tty-paste: the kernel's HZ, 100 250 300 or 1000 (default 250; the tick costs 2 us)"},
+        {"hz",
+         "tty-paste, hvc-paste: the kernel's HZ, 100 250 300 or 1000 (default 250; the tick costs 2 us)"},
+        {"burst_bytes", "hvc-paste: bytes per burst the host delivers (opal: into OPAL's buffer; virtio: one "
+                        "filled buffer and interrupt each), 1 to 2^30 (default 4096)"},
+        {"paste_kbps",
+         "hvc-paste: the paste's rate, KB/s of 1000 bytes, more than 0 up to 1e6 (default 1000)"},
+        {"bmc_buffer_bytes", "hvc-paste, opal: OPAL's console input buffer, bytes, 1 to 2^30 (default 65536; "
+                             "overflow is lost)"},
     };
     return k;
+}
+
+// hvc-paste takes cores, hz and its own keys and refuses every other known key; its own keys are refused
+// elsewhere. Nothing if `key` is none of this (an unknown key, or a key of another scenario's).
+std::optional<std::optional<std::string>> params::set_hvc_key(const std::string& key,
+                                                              const std::string& value) {
+    static const char* const own[] = {"burst_bytes", "paste_kbps", "bmc_buffer_bytes"};
+    const bool is_own = std::find(std::begin(own), std::end(own), key) != std::end(own);
+    auto bad = [&](const std::string& what) -> std::optional<std::string> {
+        return "--set " + shown(key) + "=" + shown(value) + ": " + what;
+    };
+    if (!hvc) {
+        if (is_own) return bad("applies to hvc-paste only");
+        return std::nullopt;
+    }
+    if (key == "cores") {
+        const auto v = parse_u64(value);
+        if (!v || *v < 1 || *v > 8) return bad("expected a whole number of cores from 1 to 8");
+        cores = static_cast<unsigned>(*v);
+    } else if (key == "hz") {
+        if (value != "100" && value != "250" && value != "300" && value != "1000")
+            return bad("expected 100, 250, 300 or 1000");
+        hz = static_cast<unsigned>(std::stoul(value));
+    } else if (key == "burst_bytes" || key == "bmc_buffer_bytes") {
+        if (key == "bmc_buffer_bytes" && hvc_backend != "opal")
+            return bad("applies to the opal profile only");
+        const auto v = parse_u64(value);
+        if (!v || *v < 1 || *v > (std::uint64_t{1} << 30))
+            return bad("expected a whole number of bytes from 1 to 2^30");
+        (key == "burst_bytes" ? burst_bytes : bmc_buffer_bytes) = *v;
+    } else if (key == "paste_kbps") {
+        const auto v = parse_double(value);
+        if (!v || *v <= 0 || *v > 1e6) return bad("expected KB/s (1000 bytes) more than 0, up to 1e6");
+        paste_kbps = *v;
+    } else if (keys().count(key)) {
+        return "--set " + shown(key) +
+               ": does not apply to hvc-paste (its keys: cores, hz, burst_bytes, paste_kbps, "
+               "bmc_buffer_bytes)";
+    } else {
+        return std::nullopt;
+    }
+    return std::optional<std::string>{};
 }
 
 // The tty-paste keys: nothing if `key` is not one of them, else the error (or nothing) setting it gives.
@@ -82,7 +132,8 @@ std::optional<std::optional<std::string>> params::set_tty_key(const std::string&
     auto bad = [&](const std::string& what) -> std::optional<std::string> {
         return "--set " + shown(key) + "=" + shown(value) + ": " + what;
     };
-    if (!tty) return bad("applies to tty-paste only");
+    if (!tty)
+        return bad(key == "hz" ? "applies to tty-paste and hvc-paste only" : "applies to tty-paste only");
     if (key == "irq_cpu" || key == "hog_cpu") {
         const auto v = parse_u64(value);
         if (!v || *v > 7) return bad("expected a core number from 0 to 7 (below cores)");
@@ -142,6 +193,7 @@ std::optional<std::string> params::set(const std::string& key, const std::string
         return "--set " + shown(key) + "=" + shown(value) + ": " + what;
     };
     const bool is_16550 = uart_model == "16550";
+    if (auto r = set_hvc_key(key, value)) return *r;
     if (auto r = set_tty_key(key, value)) return *r;
     if (auto r = set_boot_key(key, value)) return *r;
     if (!is_16550 &&
@@ -201,7 +253,7 @@ std::optional<std::string> params::set(const std::string& key, const std::string
                ": unknown key (known: cpu_hz, cores, mmio_read_ns, mmio_write_ns, relax_cycles, "
                "uartclk_hz, baud, frame, fifo_depth, uart_base, reset_after_write, reg_shift, reg_io_width, "
                "thre_delay_ns, tx_drain_ns, irq_cpu, hog_us, hog_period_us, hog_cpu, hog_sync, rx_trigger, "
-               "hz, ipi_at_ms, bmc_char_ns, csd_lock_timeout_ms)";
+               "hz, ipi_at_ms, bmc_char_ns, csd_lock_timeout_ms, burst_bytes, paste_kbps, bmc_buffer_bytes)";
     }
     return std::nullopt;
 }
@@ -227,6 +279,7 @@ std::optional<std::string> params::check_tty() const {
 }
 
 std::optional<std::string> params::check() const {
+    if (hvc) return std::nullopt; // each key was checked as it was set
     if (tty)
         if (auto err = check_tty()) return err;
     if (boot && cores < 2)
@@ -261,6 +314,16 @@ std::optional<std::string> params::check() const {
 }
 
 nlohmann::json params::to_json() const {
+    if (hvc) {
+        nlohmann::json j{{"backend", hvc_backend},
+                         {"cores", cores},
+                         {"hz", hz},
+                         {"burst_bytes", burst_bytes},
+                         {"paste_kbps", paste_kbps},
+                         {"mode", reference ? "reference" : "fast"}};
+        if (hvc_backend == "opal") j["bmc_buffer_bytes"] = bmc_buffer_bytes;
+        return j;
+    }
     if (uart_model == "16550") {
         const std::uint64_t div = uart16550_divisor(uartclk_hz, baud);
         return {{"cpu_hz", cpu_hz},

@@ -63,6 +63,14 @@ struct params {
     double ipi_at_ms = 413.5;
     double bmc_char_ns = 177800;
     unsigned csd_lock_timeout_ms = 5000;
+    // hvc-paste (its profiles set `hvc` and the backend, "opal" or "virtio"): the host's paste in bursts
+    // of burst_bytes at paste_kbps (KB/s of 1000 B); OPAL's input buffer of bmc_buffer_bytes. Its other
+    // keys are cores and hz; no UART key applies.
+    bool hvc = false;
+    std::string hvc_backend;
+    std::uint64_t burst_bytes = 4096;
+    double paste_kbps = 1000;
+    std::uint64_t bmc_buffer_bytes = 65536;
     // run
     bool reference = false;         // reference mode: every poll a transaction, the RTL clocked every cycle
     bool reset_after_write = false; // assert the UART's reset right after the last write returns
@@ -74,6 +82,7 @@ struct params {
     std::optional<std::optional<std::string>> set_tty_key(const std::string& key, const std::string& value);
     std::optional<std::string> check_tty() const;
     std::optional<std::optional<std::string>> set_boot_key(const std::string& key, const std::string& value);
+    std::optional<std::optional<std::string>> set_hvc_key(const std::string& key, const std::string& value);
     nlohmann::json to_json() const;
     static const std::map<std::string, std::string>& keys(); // key -> description
 };

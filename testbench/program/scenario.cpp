@@ -11,10 +11,12 @@ scenario_def earlycon_pl011_scenario();
 scenario_def console_8250_scenario();
 scenario_def tty_paste_scenario();
 scenario_def boot_console_scenario();
+scenario_def hvc_paste_scenario();
 
 const std::vector<scenario_def>& scenarios() {
     static const std::vector<scenario_def> all{earlycon_pl011_scenario(), console_8250_scenario(),
-                                               tty_paste_scenario(), boot_console_scenario()};
+                                               tty_paste_scenario(), boot_console_scenario(),
+                                               hvc_paste_scenario()};
     return all;
 }
 

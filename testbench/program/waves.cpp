@@ -194,7 +194,8 @@ void waves::end_group() {
     // The end marker repeats the group's name, as GTKWave writes it.
     for (auto it = m_save.rbegin(); it != m_save.rend(); ++it)
         if (it != m_save.rbegin() && *it == f_group_begin) {
-            add(f_group_end, *(it - 1));
+            const std::string name = *(it - 1); // a copy: add() may move m_save's strings
+            add(f_group_end, name);
             return;
         }
 }

@@ -48,6 +48,8 @@ constexpr const char* tty_profiles[] = {"hw", "pc"};
 constexpr const char* boot_variants[] = {"nbcon-atomic",  "legacy",        "console-initcall",
                                          "pending-start", "kthread-first", "merged"};
 constexpr const char* boot_profiles[] = {"grace"};
+constexpr const char* hvc_variants[] = {"batching", "latency-break", "loop"};
+constexpr const char* hvc_profiles[] = {"opal", "virtio"};
 
 // `uartvp list`: scenario -> (variants, profiles), each line's first word under "variants:"/"profiles:".
 std::map<std::string, std::pair<std::set<std::string>, std::set<std::string>>> listed() {
@@ -86,7 +88,7 @@ template <std::size_t N> std::set<std::string> as_set(const char* const (&a)[N])
 
 TEST(Modes, EveryListedVariantAndProfileIsCovered) {
     const auto m = listed();
-    ASSERT_EQ(m.size(), 4u) << "a new scenario needs its own fast-against-reference tests";
+    ASSERT_EQ(m.size(), 5u) << "a new scenario needs its own fast-against-reference tests";
     EXPECT_EQ(m.at("earlycon-pl011").first, as_set(earlycon_variants));
     EXPECT_EQ(m.at("earlycon-pl011").second, as_set(earlycon_profiles));
     EXPECT_EQ(m.at("console-8250").first, as_set(console_variants));
@@ -95,6 +97,8 @@ TEST(Modes, EveryListedVariantAndProfileIsCovered) {
     EXPECT_EQ(m.at("tty-paste").second, as_set(tty_profiles));
     EXPECT_EQ(m.at("boot-console").first, as_set(boot_variants));
     EXPECT_EQ(m.at("boot-console").second, as_set(boot_profiles));
+    EXPECT_EQ(m.at("hvc-paste").first, as_set(hvc_variants));
+    EXPECT_EQ(m.at("hvc-paste").second, as_set(hvc_profiles));
 }
 
 class EarlyconModes : public ::testing::TestWithParam<std::tuple<const char*, const char*>> {};
@@ -200,6 +204,34 @@ INSTANTIATE_TEST_SUITE_P(AllVariantsAndProfiles, BootModes,
                          [](const auto& info) {
                              std::string n =
                                  std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param);
+                             for (char& c : n)
+                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                             return n;
+                         });
+
+// hvc-paste: kopald or the virtqueue's interrupt, khvcd and the reader on two cores, on one core, and
+// under stress: a paste that overflows OPAL's buffer, a 5 MB/s source on virtio.
+constexpr const char* hvc_setups[] = {"two_cores", "one_core", "stress"};
+
+class HvcModes : public ::testing::TestWithParam<std::tuple<const char*, const char*, const char*>> {};
+
+TEST_P(HvcModes, FastGivesTheSameResultsAsReference) {
+    const auto [variant, profile, setup] = GetParam();
+    std::string extra = "--payload-bytes 3000 --set burst_bytes=1024";
+    if (std::string(setup) == "one_core") extra += " --set cores=1";
+    if (std::string(setup) == "stress")
+        extra = std::string("--payload-bytes 6000 --expect-loss") +
+                (std::string(profile) == "opal" ? " --set bmc_buffer_bytes=1024" : " --set paste_kbps=5000");
+    check_modes("hvc-paste", variant, profile, extra);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllVariantsAndProfiles, HvcModes,
+                         ::testing::Combine(::testing::ValuesIn(hvc_variants),
+                                            ::testing::ValuesIn(hvc_profiles),
+                                            ::testing::ValuesIn(hvc_setups)),
+                         [](const auto& info) {
+                             std::string n = std::string(std::get<0>(info.param)) + "_" +
+                                             std::get<1>(info.param) + "_" + std::get<2>(info.param);
                              for (char& c : n)
                                  if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                              return n;
