@@ -26,6 +26,7 @@
 
 #include "outputs.h"
 #include "payload.h"
+#include "plugins.h"
 #include "scenario.h"
 #include "stop.h"
 #include "version.h"
@@ -90,6 +91,7 @@ struct run_options {
     std::string vcd;
     bool vcd_rtl = false;
     bool expect_loss = false;
+    std::vector<std::string> plugins; // --plugin FILE, in order
 };
 
 // A path as the file it names: the real directory, then the name (the file need not exist yet).
@@ -336,6 +338,8 @@ int cmd_compare(const run_options& o, const std::string& self) {
             for (const std::string& kv : o.sets)
                 args.insert(args.end(), {"--set", kv});
             args.insert(args.end(), {"--mode", o.mode});
+            for (const std::string& f : o.plugins)
+                args.insert(args.end(), {"--plugin", f});
             if (o.expect_loss) args.push_back("--expect-loss");
             struct rusage ru {};
             const int status = run_child(args, ru);
@@ -385,7 +389,8 @@ int cmd_compare(const run_options& o, const std::string& self) {
     }
     // Console output rate beside the seed's figure, for scenarios that have one.
     if (std::any_of(rows.begin(), rows.end(), [](const row& w) { return w.r.contains("seed_kbps"); })) {
-        table += fmt::format("{:<{}} {:>10} {:>10} {:>10}\n", "variant", vw + 1, "KB/s", "seed KB/s", "ratio");
+        table +=
+            fmt::format("{:<{}} {:>10} {:>10} {:>10}\n", "variant", vw + 1, "KB/s", "seed KB/s", "ratio");
         const double k0 = base.value("throughput_kbps", 0.0);
         for (const row& w : rows)
             table += fmt::format(
@@ -460,6 +465,7 @@ int main(int argc, char** argv) {
                       "generate a boot log of this many bytes (1 to 2^30)")
             ->excludes(pf)
             ->each([&o](const std::string&) { o.payload_bytes_given = true; });
+        c->add_option("--plugin", o.plugins, "load a plugin's variants: a shared object (repeatable)");
         c->add_option("--set", o.sets, "override a parameter, KEY=VALUE (repeatable; see 'uartvp list')");
         c->add_option(
             "--json", o.json,
@@ -472,6 +478,7 @@ int main(int argc, char** argv) {
                       "poll a transaction, the RTL clocked through every cycle (same results, slower)");
     };
     auto* list = app.add_subcommand("list", "list scenarios with their variants and profiles");
+    list->add_option("--plugin", o.plugins, "load a plugin's variants: a shared object (repeatable)");
     auto* run = app.add_subcommand("run", "run one scenario variant");
     add_common(run, true);
     run->add_option("--vcd", o.vcd,
@@ -496,6 +503,7 @@ int main(int argc, char** argv) {
             if (e.get_exit_code() != 0) throw usage_error(shorten_words(e.what()) + " (see 'uartvp --help')");
             code = app.exit(e); // --help, --version
         }
+        load_plugins(o.plugins); // before anything runs: a plugin that cannot be loaded is bad input
         if (list->parsed()) {
             emit(stdout, list_text());
             code = exit_ok;

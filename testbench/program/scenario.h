@@ -109,6 +109,9 @@ struct scenario_def {
     std::function<std::optional<std::string>(const std::vector<std::string>& variants, const params&)>
         check_variants;
     bool has_rtl = false; // its UART is verilated RTL (--vcd-rtl)
+    // The hook kinds of <uartvp/plugin.h> whose plugin variants this scenario runs (none: it takes no
+    // plugins).
+    std::vector<std::string> plugin_kinds;
 };
 
 // The figures every console scenario reports: from the request, the scoreboard and line monitor, the
@@ -126,6 +129,8 @@ void add_host_counts(run_result& r, const pl011* uart);
 
 const std::vector<scenario_def>& scenarios();
 const scenario_def* find_scenario(const std::string& name);
+// The same, for the plugin loader, which adds variants (before anything runs).
+scenario_def* find_scenario_for_plugins(const std::string& name);
 
 constexpr int json_schema_version = 1;
 
