@@ -229,9 +229,13 @@ run_result run_console(const run_request& rq) {
         write = rq.variant == "early" ? sw::early_serial8250_write : sw::serial8250_console_write_v1;
     }
     std::uint64_t bytes_written = 0, lines = 0;
+    // The record and what the routine hands to the UART, here rather than on the task's stack: a task
+    // still suspended when the simulation stops (a plugin's routine that never returned) is never
+    // unwound.
+    std::string line, out;
     m.cpu0.add_task("boot", [&] {
-        for (std::string line; (!guard || !guard->failed()) && rq.payload->next(line); ++lines) {
-            std::string out;
+        for (; (!guard || !guard->failed()) && rq.payload->next(line); ++lines) {
+            out.clear();
             for (char c : line) {
                 if (c == '\n') out += '\r';
                 out += c;

@@ -88,10 +88,14 @@ run_result run_earlycon(const run_request& rq) {
         sw::pl011_firmware_setup(port, ibrd, fbrd, lcrh_for(p.frame));
         if (hook && hook->setup) guard->call("setup", setup_limit(), [&] { hook->setup(port); });
     });
+    // The record and what the routine hands to the UART, here rather than on the task's stack: a task
+    // still suspended when the simulation stops (a plugin's routine that never returned) is never
+    // unwound.
+    std::string line, out;
     soc.cpu0.add_task("boot", [&] {
-        for (std::string line; (!guard || !guard->failed()) && rq.payload->next(line); ++lines) {
+        for (; (!guard || !guard->failed()) && rq.payload->next(line); ++lines) {
             // What the routine hands to the UART: the record, with '\r' before each '\n'.
-            std::string out;
+            out.clear();
             for (char c : line) {
                 if (c == '\n') out += '\r';
                 out += c;
