@@ -138,25 +138,24 @@ plugin_guard::plugin_guard(const plugin_variant& v)
     sc_spawn([this] { watch(); }, "plugin_guard");
 }
 
-bool plugin_guard::call(const char* what, const sc_time& limit, const std::function<void()>& fn) {
+bool plugin_guard::begin(const char* what, const sc_time& limit) {
     if (m_error) return false;
     m_what = what;
     m_limit = limit;
     m_active = true;
     ++m_generation;
     m_begin.notify();
-    try {
-        fn();
-    } catch (const sc_unwind_exception&) {
-        throw; // SystemC's own: a process being killed or reset
-    } catch (const std::exception& e) {
-        m_error = m_label + ": its " + what + " routine threw: " + e.what();
-    } catch (...) {
-        m_error = m_label + ": its " + what + " routine threw an exception";
-    }
+    return true;
+}
+
+void plugin_guard::fail(const char* why) {
+    m_error =
+        m_label + ": its " + m_what + " routine threw" + (why ? std::string(": ") + why : " an exception");
+}
+
+void plugin_guard::end() {
     m_active = false;
     m_end.notify();
-    return !m_error;
 }
 
 void plugin_guard::watch() {

@@ -1,7 +1,6 @@
 #pragma once
 // Loading plugins (--plugin FILE): shared objects built against <uartvp/plugin.h> that add variants to
 // the scenarios, and the guard that turns a plugin routine's misbehaviour into an internal error.
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,14 +42,32 @@ class plugin_guard {
 public:
     explicit plugin_guard(const plugin_variant& v);
     // Runs fn as one call of the variant's `what` (setup, write), bounded by `limit`. False if it
-    // failed (the task should return at once: nothing more is run).
-    bool call(const char* what, const sc_core::sc_time& limit, const std::function<void()>& fn);
+    // failed (the task should return at once: nothing more is run). A template, not std::function: a
+    // routine that never returns leaves this frame on a task's stack for good, so it holds nothing
+    // allocated.
+    template <class fn_t> bool call(const char* what, const sc_core::sc_time& limit, fn_t&& fn) {
+        if (!begin(what, limit)) return false;
+        try {
+            fn();
+        } catch (const sc_core::sc_unwind_exception&) {
+            throw; // SystemC's own: a process being killed or reset
+        } catch (const std::exception& e) {
+            fail(e.what());
+        } catch (...) {
+            fail(nullptr);
+        }
+        end();
+        return !failed();
+    }
     bool failed() const { return m_error.has_value(); }
     // Throws the failure as a std::runtime_error naming the variant, if there was one, or if the task
     // running the routines did not return (the simulation ran out of events with it still waiting).
     void check(bool task_returned) const;
 
 private:
+    bool begin(const char* what, const sc_core::sc_time& limit);
+    void fail(const char* why);
+    void end();
     void watch();
     std::string m_label;
     std::optional<std::string> m_error;
