@@ -6,7 +6,7 @@ set -euo pipefail
 want=(cmake g++ make pkg-config libsystemc-dev verilator libgtest-dev libgmock-dev
       nlohmann-json3-dev libcli11-dev libfmt-dev)
 if [ "${1:-build}" = test ]; then
-  want+=(sigrok-cli gtkwave yosys iverilog python3 libasan8 libubsan1)
+  want+=(sigrok-cli gtkwave yosys iverilog python3 parallel libasan8 libubsan1)
 fi
 missing=()
 for p in "${want[@]}"; do

@@ -27,6 +27,7 @@ core::core(const sc_module_name& name, unsigned id, const timing_profile& timing
     , running_task("running_task", -1)
     , irqs_off("irqs_off", false)
     , in_hardirq("in_hardirq", false)
+    , irqs_off_window("irqs_off_window", 0)
     , mmio_addr("mmio_addr", 0)
     , mmio_read("mmio_read", false)
     , mmio_write("mmio_write", false)
@@ -167,8 +168,19 @@ bool core::better_task_runnable() const {
 }
 
 void core::account_switch(task* from, task* to) {
-    if (from) m_stats[from->index].cpu_time += m_time - from->on_cpu_since;
+    if (from) {
+        m_stats[from->index].cpu_time += m_time - from->on_cpu_since;
+        for (core_observer* o : m_observers)
+            o->task_span(*this, m_stats[from->index], from->on_cpu_since, m_time);
+    }
     if (to) to->on_cpu_since = m_time;
+}
+
+void core::end_observation() {
+    if (!m_current) return;
+    const sc_time end = std::max(m_time, m_current->on_cpu_since);
+    for (core_observer* o : m_observers)
+        o->task_span(*this, m_stats[m_current->index], m_current->on_cpu_since, end);
 }
 
 // Hands the core to `next` (null: the idle loop) from the thread running on it now.
@@ -305,6 +317,8 @@ void core::take_interrupts() {
         in_hardirq.write(true);
         m_time += irq_entry_cost;
         g_current = this;
+        static const std::string unnamed = "irq";
+        m_irq_label = &unnamed;
         m_source->handle(*this);
         m_time += irq_exit_cost;
         // The handler's end, in SystemC time: the waves' in_hardirq falls there, and a line the
@@ -323,6 +337,8 @@ void core::take_interrupts() {
         m_irq_enabled = true;
         --m_hardirq_depth;
         m_core_stats.hardirq += m_time - t0;
+        for (core_observer* o : m_observers)
+            o->hardirq_span(*this, *m_irq_label, t0, m_time);
         ++m_core_stats.interrupts;
     }
 }
@@ -484,6 +500,8 @@ core::poll_result core::poll(std::uint64_t addr, unsigned size,
             m_poll_rise = true;
             m_poll_ev.notify(m_time - sc_time_stamp());
         }
+        for (core_observer* o : m_observers)
+            o->poll_begin(*this, m_time);
         // The reads issued before the present came first. One issued at this very instant came first
         // too if an interrupt woke us (the literal loop issues it before it can see one raised now),
         // or if another initiator's access broke the promise and that initiator comes after us by id;
@@ -530,6 +548,8 @@ core::poll_result core::poll(std::uint64_t addr, unsigned size,
         reads += n;
         m_time = sc_time::from_value(start + n * p); // each counted read was followed by the wait
         if (relaxing) stats_of_current().relax += n;
+        for (core_observer* o : m_observers)
+            o->poll_span(*this, addr, sc_time::from_value(start), m_time, n);
         if (m_traced) {
             if (n == 0) {
                 m_poll_ev.cancel(); // broken before the first counted read: no span
@@ -562,6 +582,7 @@ bool core::irq_disable() {
         m_irq_enabled = false;
         m_irq_off_since = sc_time_stamp();
         irqs_off.write(true);
+        irqs_off_window.write(m_core_stats.irq_off_windows + 1);
     }
     return was;
 }
@@ -575,6 +596,8 @@ void core::irq_restore(bool enabled) {
         ++m_core_stats.irq_off_windows;
         m_irq_enabled = true;
         irqs_off.write(false);
+        for (core_observer* o : m_observers)
+            o->irqs_off_span(*this, m_irq_off_since, sc_time_stamp());
         // An interrupt that came meanwhile is taken at this instant: at the next sync, from now.
     }
 }

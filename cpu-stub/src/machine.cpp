@@ -13,6 +13,10 @@ using namespace sc_core;
 namespace {
 using u128 = unsigned __int128;
 
+// The hard-IRQ spans' names (core::label_interrupt).
+const std::string label_ipi = "IPI", label_tick = "tick", label_hrtimer = "hrtimer",
+                  label_irq_work = "irq_work";
+
 unsigned ilog2(unsigned v) {
     unsigned r = 0;
     while (v >>= 1)
@@ -22,7 +26,7 @@ unsigned ilog2(unsigned v) {
 } // namespace
 
 struct machine::line {
-    std::string name;
+    std::string name, label; // label: "irq NAME", the hard-IRQ span's name
     unsigned cpu = 0;
     sc_signal_in_if<bool>* sig = nullptr;
     struct action {
@@ -77,6 +81,8 @@ machine::machine(const sc_module_name& name, unsigned ncores, const timing_profi
         cores.back()->irq_exit_cost = params.irq_exit;
         cores.back()->set_interrupt_source(this);
         m_percpu.push_back(std::make_unique<percpu>());
+        ipi.push_back(std::make_unique<sc_signal<bool, SC_UNCHECKED_WRITERS>>(
+            sc_gen_unique_name(("ipi" + std::to_string(i)).c_str()), false));
     }
     for (auto& p : m_percpu)
         for (unsigned i = 0; i < ncores; ++i)
@@ -104,6 +110,7 @@ int machine::add_irq_line(sc_signal_in_if<bool>& sig, const std::string& name, u
     const int irq = static_cast<int>(m_lines.size());
     auto l = std::make_unique<line>();
     l->name = name;
+    l->label = "irq " + name;
     l->cpu = cpu;
     l->sig = &sig;
     m_lines.push_back(std::move(l));
@@ -117,6 +124,10 @@ int machine::add_irq_line(sc_signal_in_if<bool>& sig, const std::string& name, u
     opts.set_sensitivity(&sig.value_changed_event());
     sc_spawn([this, irq] { on_line(irq); }, sc_gen_unique_name("irq_line"), &opts);
     return irq;
+}
+
+const sc_signal_in_if<bool>& machine::irq_line_signal(int irq) const {
+    return *m_lines.at(static_cast<std::size_t>(irq))->sig;
 }
 
 void machine::on_line(int irq) {
@@ -304,6 +315,7 @@ void machine::queue_csd(unsigned caller, unsigned target, std::function<void()> 
     percpu& t = *m_percpu[target];
     const bool was_empty = t.call_queue.empty();
     t.call_queue.push_back(&d);
+    ipi[target]->write(true);
     if (was_empty) cores[target]->notify_interrupt(); // one IPI, only to a queue that was empty
     out = &d;
 }
@@ -416,6 +428,7 @@ void machine::flush_call_queue(core& c) {
             f();
         }
     }
+    ipi[c.id()]->write(false);
 }
 
 // ---- interrupt_source
@@ -431,11 +444,13 @@ bool machine::pending(const core& c) const {
 void machine::handle(core& c) {
     percpu& p = *m_percpu[c.id()];
     if (!p.call_queue.empty()) {
+        c.label_interrupt(label_ipi);
         flush_call_queue(c);
         return;
     }
     if (p.tick_pending) {
         p.tick_pending = false;
+        c.label_interrupt(label_tick);
         c.spend(m_params.tick_cost);
         const std::uint64_t now_j = jiffies();
         std::vector<timer_list*> due;
@@ -456,6 +471,7 @@ void machine::handle(core& c) {
     }
     if (p.hrtimer_pending) { // hrtimer_interrupt(): every timer due by now, earliest first
         p.hrtimer_pending = false;
+        c.label_interrupt(label_hrtimer);
         const sc_time now = sc_time_stamp();
         for (;;) {
             hrtimer* first = nullptr;
@@ -472,6 +488,7 @@ void machine::handle(core& c) {
         line& l = *m_lines[i];
         if (l.cpu != c.id() || l.actions.empty() || l.disable_depth != 0 || !l.sig->read()) continue;
         irq_line_stats& s = m_line_stats[i];
+        c.label_interrupt(l.label);
         ++s.count;
         if (l.awaiting) {
             const sc_time lat = c.local_time() - l.asserted_at;
@@ -486,6 +503,7 @@ void machine::handle(core& c) {
         return;
     }
     if (!p.work.empty()) {
+        c.label_interrupt(label_irq_work);
         std::deque<irq_work*> w;
         w.swap(p.work);
         for (irq_work* x : w) {

@@ -17,6 +17,7 @@
 #include "scenario.h"
 #include "serial8250.h"
 #include "stop.h"
+#include "timeline.h"
 #include "waves.h"
 
 namespace uartvp::program {
@@ -181,9 +182,9 @@ run_result run_console(const run_request& rq) {
     uart16550_platform m("machine", p);
     std::unique_ptr<waves> w;
     if (!rq.vcd.empty()) {
-        w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud));
-        w->cpu_and_bus(m.cpu0);
-        w->cores(m.kernel);
+        w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud), rq.fst);
+        w->machine_and_bus(m.kernel);
+        w->name_registers(uart16550_register_names(m.bus_address(), p.reg_shift));
         w->begin_group("UART0 (16550A)");
         w->level(m.uart.tx_fifo_level, "uart0.tx_fifo_level", 16);
         w->level(m.uart.rx_fifo_level, "uart0.rx_fifo_level", 16);
@@ -194,6 +195,14 @@ run_result run_console(const run_request& rq) {
         w->bit(m.irq, "uart0.irq");
         w->end_group();
         w->lines(m.txd, m.rxd);
+    }
+
+    const std::unique_ptr<timeline> tl = make_timeline(rq);
+    if (tl) {
+        tl->watch(m.kernel, uart16550_register_names(m.bus_address(), p.reg_shift));
+        tl->counter(m.uart.tx_fifo_level, "uart0 tx_fifo_level");
+        tl->counter(m.uart.rx_fifo_level, "uart0 rx_fifo_level");
+        tl->watch(m.sb, "console");
     }
 
     sw::uart_8250_port port;
@@ -242,11 +251,13 @@ run_result run_console(const run_request& rq) {
             }
             m.sb.expect(out);
             bytes_written += out.size();
+            const sc_time t0 = m.cpu0.local_time();
             if (hook)
                 guard->call("write", console_write_limit(out.size(), frame_bits, actual_baud(p)),
                             [&] { hook->write(port, line); });
             else
                 write(port, line);
+            if (tl) tl->console_write(m.cpu0, t0, m.cpu0.local_time(), line);
         }
         if (p.reset_after_write && (!guard || !guard->failed())) m.reset_uart();
     });
@@ -254,6 +265,7 @@ run_result run_console(const run_request& rq) {
     if (guard) guard->check(m.cpu0.idle());
     m.sb.finish(sc_time_stamp());
     if (w) w->finish();
+    if (tl) tl->finish();
 
     const cpu::task_stats& boot = m.cpu0.tasks().at(1);
     run_result r = console_result(rq, m.sb, m.monitor, m.cpu0, boot, m.line_idle_at(), lines, bytes_written,

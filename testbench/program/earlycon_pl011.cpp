@@ -12,6 +12,7 @@
 #include "plugins.h"
 #include "scenario.h"
 #include "stop.h"
+#include "timeline.h"
 #include "waves.h"
 
 namespace uartvp::program {
@@ -67,9 +68,11 @@ run_result run_earlycon(const run_request& rq) {
     const auto wall0 = std::chrono::steady_clock::now();
     const params& p = rq.p;
     std::unique_ptr<waves> w;
-    if (!rq.vcd.empty()) w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud));
+    if (!rq.vcd.empty()) w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud), rq.fst);
     pl011_platform soc("soc", p, w && rq.vcd_rtl ? w->rtl_trace_path() : "");
     if (w) soc.add_waves(*w);
+    const std::unique_ptr<timeline> tl = make_timeline(rq);
+    if (tl) soc.add_timeline(*tl);
     const write_fn write = variant_write(rq.variant);
     // A plugin's variant: its routines, run under a guard (a routine that throws or does not return).
     const plugin::earlycon_pl011_hook* hook = plugin_hook<plugin::earlycon_pl011_hook>(rq.variant);
@@ -102,11 +105,13 @@ run_result run_earlycon(const run_request& rq) {
             }
             soc.sb.expect(out);
             bytes_written += out.size();
+            const sc_time t0 = soc.cpu0.local_time();
             if (hook)
                 guard->call("write", console_write_limit(out.size(), frame_bits, static_cast<double>(p.baud)),
                             [&] { hook->write(port, line); });
             else
                 write(port, line);
+            if (tl) tl->console_write(soc.cpu0, t0, soc.cpu0.local_time(), line);
         }
         if (p.reset_after_write && (!guard || !guard->failed())) soc.reset_uart();
     });
@@ -124,6 +129,7 @@ run_result run_earlycon(const run_request& rq) {
         throw std::runtime_error(why);
     }
     if (w) w->finish();
+    if (tl) tl->finish();
 
     const cpu::task_stats& boot = soc.cpu0.tasks().at(1);
     run_result r = console_result(rq, soc.sb, soc.monitor, soc.cpu0, boot, soc.line_idle_at(), lines,

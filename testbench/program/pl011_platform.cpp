@@ -1,6 +1,7 @@
 #include "pl011_platform.h"
 
 #include "stop.h"
+#include "timeline.h"
 #include "waves.h"
 
 #include <cstdlib>
@@ -94,9 +95,16 @@ void pl011_platform::run() {
 
 namespace uartvp::program {
 
+void pl011_platform::add_timeline(timeline& t) {
+    t.watch(kernel, pl011_register_names(m_p.uart_base));
+    t.counter(uart.tx_fifo_level, "uart0 tx_fifo_level");
+    t.counter(uart.rx_fifo_level, "uart0 rx_fifo_level");
+    t.watch(sb, "console");
+}
+
 void pl011_platform::add_waves(waves& w) {
-    w.cpu_and_bus(cpu0);
-    w.cores(kernel);
+    w.machine_and_bus(kernel);
+    w.name_registers(pl011_register_names(m_p.uart_base));
     w.begin_group("UART0 (PL011)");
     w.level(uart.tx_fifo_level, "uart0.tx_fifo_level", m_p.fifo_depth);
     w.level(uart.rx_fifo_level, "uart0.rx_fifo_level", m_p.fifo_depth);

@@ -34,6 +34,8 @@ public:
     void run();
     // Puts the CPU, bus, UART and line signals into a run's waves.
     void add_waves(class waves& w);
+    // Puts the cores, the FIFO levels and the scoreboard's differences into a run's timeline.
+    void add_timeline(class timeline& t);
 
     unsigned tx_fifo_max() const { return m_tx_fifo_max; }
     sc_core::sc_time line_idle_at() const { return m_line_idle; }

@@ -160,7 +160,8 @@ nlohmann::json run_result::to_json() const {
                         {"rtl_eval_s", rtl_eval_s},
                         {"host", host},
                         {"expect_loss", expect_loss},
-                        {"outcome", clean()         ? "clean"
+                        {"outcome", interactive     ? "interactive"
+                                    : clean()       ? "clean"
                                     : as_expected() ? "expected-loss"
                                                     : "difference"},
                         {"throughput_kbps", throughput_kbps()}};

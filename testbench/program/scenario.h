@@ -31,6 +31,13 @@ struct run_request {
     bool expect_loss = false;
     std::string vcd;      // write waves to this DIR/NAME.vcd (and NAME.gtkw, NAME.lines.vcd beside it)
     bool vcd_rtl = false; // and the UART's full RTL trace, NAME.rtl.vcd
+    bool fst = false;     // the waves as NAME.fst instead of NAME.vcd
+    std::string trace;    // write the timeline (Trace Event Format) to this file
+    // --terminal stdio|pty|tcp:PORT: the UART's lines on a host terminal, whose input replaces the RX
+    // payload; the run is paced to wall-clock time and ends at the end of input, a hang-up or after
+    // terminal_duration_s simulated seconds (0: no limit). Empty: no terminal.
+    std::string terminal;
+    double terminal_duration_s = 0;
 };
 
 struct run_result {
@@ -69,6 +76,7 @@ struct run_result {
     // The received side's scoreboard (what a reader got against what was pasted), when there is one.
     std::uint64_t rx_lost_bytes = 0, rx_corrupted_bytes = 0, rx_duplicated_bytes = 0, rx_extra_bytes = 0;
     bool expect_loss = false;
+    bool interactive = false; // a terminal run: no scoreboard, outcome "interactive"
     bool clean() const {
         return lost_bytes + corrupted_bytes + duplicated_bytes + extra_bytes + rx_lost_bytes +
                    rx_corrupted_bytes + rx_duplicated_bytes + rx_extra_bytes ==
@@ -112,6 +120,10 @@ struct scenario_def {
     // The hook kinds of <uartvp/plugin.h> whose plugin variants this scenario runs (none: it takes no
     // plugins).
     std::vector<std::string> plugin_kinds;
+    // The variants that take input from a terminal (--terminal), and why the others do not; a scenario
+    // without any refuses --terminal.
+    std::vector<std::string> terminal_variants;
+    std::string terminal_refusal;
 };
 
 // The figures every console scenario reports: from the request, the scoreboard and line monitor, the

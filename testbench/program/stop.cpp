@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include <systemc>
@@ -18,6 +19,7 @@
 #endif
 
 #include "outputs.h"
+#include "progress.h"
 
 namespace uartvp::program::stop {
 
@@ -41,9 +43,17 @@ private:
 
 std::atomic<int> g_signal{0};
 std::atomic<pid_t> g_child{0};
-std::mutex g_lock; // g_channel, g_scratch
+std::mutex g_lock; // g_channel, g_scratch, g_children
 stop_channel* g_channel = nullptr;
 std::string g_scratch;
+std::set<pid_t> g_children;
+
+void signal_children(int sig) {
+    if (const pid_t c = g_child.load()) kill(c, sig);
+    std::lock_guard<std::mutex> l(g_lock);
+    for (pid_t c : g_children)
+        kill(c, sig);
+}
 
 constexpr auto grace = std::chrono::milliseconds(500);
 
@@ -79,14 +89,14 @@ void take_signals() {
     while (sigwait(&set, &sig) != 0) {
     }
     g_signal.store(sig);
-    if (const pid_t c = g_child.load()) kill(c, SIGTERM);
+    signal_children(SIGTERM);
     {
         std::lock_guard<std::mutex> l(g_lock);
         if (g_channel) g_channel->request();
     }
     std::this_thread::sleep_for(grace);
     // The main thread has not ended the process: end it from here, leaving nothing behind.
-    if (const pid_t c = g_child.load()) kill(c, SIGKILL);
+    signal_children(SIGKILL);
     outputs::discard();
     {
         std::lock_guard<std::mutex> l(g_lock);
@@ -142,9 +152,16 @@ void simulate() {
         static stop_channel* channel = new stop_channel;
         g_channel = channel;
     }
-    check(); // a signal before this point found no channel
-    sc_core::sc_start();
-    main_stack_for_sanitizer();
+    check();                // a signal before this point found no channel
+    struct progress_guard { // the run's progress updates while the kernel runs, whatever ends it
+        progress_guard() { progress::simulation_starting(); }
+        ~progress_guard() { progress::simulation_ended(); }
+    };
+    {
+        const progress_guard guard;
+        sc_core::sc_start();
+        main_stack_for_sanitizer();
+    }
     {
         std::lock_guard<std::mutex> l(g_lock);
         g_channel = nullptr;
@@ -156,6 +173,19 @@ void set_child(pid_t pid) {
     g_child.store(pid);
     // A signal taken just before the child was known: end the child here.
     if (pid && g_signal.load()) kill(pid, SIGTERM);
+}
+
+void add_child(pid_t pid) {
+    {
+        std::lock_guard<std::mutex> l(g_lock);
+        g_children.insert(pid);
+    }
+    if (g_signal.load()) kill(pid, SIGTERM);
+}
+
+void remove_child(pid_t pid) {
+    std::lock_guard<std::mutex> l(g_lock);
+    g_children.erase(pid);
 }
 
 void set_scratch_dir(const std::string& dir) {

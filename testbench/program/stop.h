@@ -38,6 +38,9 @@ void simulate();
 
 // The child process that compare waits for (0: none): a stop sends it SIGTERM.
 void set_child(pid_t pid);
+// Children run side by side (compare -j, sweep): a stop sends each SIGTERM (and SIGKILL after the grace).
+void add_child(pid_t pid);
+void remove_child(pid_t pid);
 // A directory a stop by the signal thread removes with its files (compare's scratch directory).
 void set_scratch_dir(const std::string& dir);
 

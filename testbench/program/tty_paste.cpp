@@ -26,10 +26,13 @@
 #include <uartvp/scoreboard.h>
 #include <uartvp/uart16550.h>
 
+#include "progress.h"
 #include "scenario.h"
 #include "serial/8250_port.h"
 #include "serial/amba_pl011.h"
 #include "stop.h"
+#include "terminal.h"
+#include "timeline.h"
 #include "waves.h"
 
 namespace uartvp::program {
@@ -133,10 +136,11 @@ cpu::timing_profile timing(const params& p) {
 }
 
 // A machine of `cores` cores, one UART (a PL011 or a 16550) with its IRQ line to irq_cpu, an RX
-// injector pasting into RXD, a line monitor on TXD.
+// injector pasting into RXD (or, with a terminal, the terminal typing into it), a line monitor on TXD.
 class tty_platform : public sc_module {
 public:
     sc_signal<bool> txd{"txd", true}, irq{"irq", false}, rxd{"rxd", true};
+    sc_signal<bool> rxd_unused{"rxd_unused", true}; // the injector's line while a terminal drives RXD
     cpu::machine kernel;
     router bus;
     std::unique_ptr<pl011> pl;
@@ -149,13 +153,15 @@ public:
     sc_event workload_done;        // else the writer notifies it once it handed everything over
     std::function<bool()> settled; // nothing left to do: the supervisor stops the simulation
     bool timed_out = false;
+    serial_terminal* term = nullptr; // drives RXD: the run lasts as long as it does
 
-    tty_platform(const sc_module_name& name, const params& p)
+    tty_platform(const sc_module_name& name, const params& p, serial_terminal* terminal)
         : sc_module(name)
         , kernel("kernel", p.cores, timing(p), kernel_costs(p))
         , bus("bus")
         , inj("paste", static_cast<double>(p.baud), p.frame)
         , tx_monitor("txd_monitor", line_baud(p), line_format(p))
+        , term(terminal)
         , m_p(p) {
         for (auto& c : kernel.cores) {
             c->set_collapse_polls(!p.reference);
@@ -187,7 +193,13 @@ public:
             pl->irq(irq);
             pl->rxd(rxd);
         }
-        inj.line(rxd);
+        if (term) {
+            inj.line(rxd_unused);
+            term->rxd(rxd);
+            term->txd(txd);
+        } else {
+            inj.line(rxd);
+        }
         tx_monitor.line(txd);
         irq_line = kernel.add_irq_line(irq, com ? "serial" : "uart-pl011", p.irq_cpu);
         SC_HAS_PROCESS(tty_platform);
@@ -211,9 +223,18 @@ public:
         return sc_time(m_p.frame.bits_per_frame() / static_cast<double>(m_p.baud), SC_SEC);
     }
 
+    register_names register_names_of() const {
+        return com ? uart16550_register_names(timing(m_p).regions[0].base, m_p.reg_shift)
+                   : pl011_register_names(m_p.uart_base);
+    }
+    void add_timeline(timeline& t) {
+        t.watch(kernel, register_names_of());
+        t.counter(com ? com->tx_fifo_level : pl->tx_fifo_level, "uart0 tx_fifo_level");
+        t.counter(com ? com->rx_fifo_level : pl->rx_fifo_level, "uart0 rx_fifo_level");
+    }
     void add_waves(waves& w) {
-        w.cpu_and_bus(kernel.cpu(0));
-        w.cores(kernel);
+        w.machine_and_bus(kernel);
+        w.name_registers(register_names_of());
         w.begin_group(com ? "UART0 (16550A)" : "UART0 (PL011)");
         if (com) {
             w.level(com->tx_fifo_level, "uart0.tx_fifo_level", 16);
@@ -242,7 +263,15 @@ private:
     // interrupts served, the reader or the line done); a run that does not settle within a second and
     // two hog periods is an internal error.
     void supervise() {
-        if (paste) {
+        if (term) {
+            // Until the terminal ends; at the end of input, until what was typed has been served (and
+            // echoed), at a hang-up or the duration's end at once.
+            if (!term->ended()) wait(term->ended_event());
+            if (term->reason() != serial_terminal::end_reason::end_of_input) {
+                sc_stop();
+                return;
+            }
+        } else if (paste) {
             wait(t0());
             if (!inj.idle()) wait(inj.done_event());
         } else {
@@ -271,6 +300,7 @@ struct rx_check {
     std::size_t next = 0;
     std::uint64_t matched = 0, extra = 0;
     nlohmann::json first_difference; // the first gap: where, and when the byte after it came
+    std::function<void(std::size_t from, std::size_t to, const sc_time& when)> on_gap; // pasted bytes lost
     void observe(unsigned char b, const sc_time& when) {
         const std::size_t at = text->find(static_cast<char>(b), next);
         if (at == std::string::npos) {
@@ -291,6 +321,7 @@ struct rx_check {
                                 {"time_ns", when.to_seconds() * 1e9},
                                 {"expected_byte", static_cast<unsigned char>((*text)[next])},
                                 {"observed_byte", -1}};
+        if (at > next && on_gap) on_gap(next, at, when);
         next = at + 1;
         ++matched;
     }
@@ -307,14 +338,19 @@ run_result run_tty_paste(const run_request& rq) {
     const bool pc = is_16550(p);
     const bool paste = rq.variant == "read" || rq.variant == "echo";
     std::unique_ptr<waves> w;
-    if (!rq.vcd.empty()) w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud));
-    tty_platform soc("soc", p);
+    if (!rq.vcd.empty()) w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud), rq.fst);
+    // A terminal's input is read from t0 on, once the port is open.
+    const std::unique_ptr<serial_terminal> term =
+        rq.terminal.empty() ? nullptr : open_terminal(rq, line_baud(p), line_format(p), t0());
+    tty_platform soc("soc", p, term.get());
     if (w) soc.add_waves(*w);
+    const std::unique_ptr<timeline> tl = make_timeline(rq);
+    if (tl) soc.add_timeline(*tl);
 
-    // The payload as it is: the paste's (or the write's) bytes.
+    // The payload as it is: the paste's (or the write's) bytes; a terminal's input replaces it.
     std::string text;
     std::uint64_t lines = 0;
-    for (std::string line; rq.payload->next(line); ++lines)
+    for (std::string line; !term && rq.payload->next(line); ++lines)
         text += line;
     if (const std::string why = rq.payload->error(); !why.empty()) throw std::runtime_error(why);
 
@@ -380,9 +416,11 @@ run_result run_tty_paste(const run_request& rq) {
     double tx_idle_ns = 0;
     std::uint64_t tx_idle_gaps = 0;
     bool any_tx = false;
+    std::uint64_t tx_decoded = 0;
     soc.tx_monitor.on_char([&](const decoded_char& c) {
         if (c.is_break) return;
-        tx_sb.observe(c.data, c.start);
+        ++tx_decoded;
+        if (!term) tx_sb.observe(c.data, c.start); // a terminal's run has no scoreboard
         // The transmitter idles where a character starts a quarter bit or more after the one before.
         if (any_tx && c.start > prev_tx_end &&
             (c.start - prev_tx_end).to_seconds() * static_cast<double>(p.baud) >= 0.25) {
@@ -395,11 +433,18 @@ run_result run_tty_paste(const run_request& rq) {
 
     rx_check rx;
     rx.text = &text;
+    if (tl) {
+        tl->watch(tx_sb, "tx");
+        rx.on_gap = [&](std::size_t from, std::size_t to, const sc_time& when) {
+            tl->text_instant(soc.kernel.cpu(p.irq_cpu), fmt::format("rx lost {} bytes", to - from), when,
+                             std::string_view(text).substr(from, to - from));
+        };
+    }
     std::uint64_t received = 0;
     sc_time last_rx_at;
     bool writer_done = false;
     if (paste) {
-        soc.inj.send(text, t0());
+        if (!term) soc.inj.send(text, t0());
         const bool echo = rq.variant == "echo";
         soc.kernel.cpu(cpu).create_task(echo ? "echo" : "reader", [&, echo] {
             kapi::wait_event(open_wait, [&] { return opened; });
@@ -410,11 +455,14 @@ run_result run_tty_paste(const run_request& rq) {
                 const std::size_t n = sw::n_tty_read(tty, buf.data(), buf.size());
                 cpu::core::current().sync();
                 last_rx_at = cpu::core::current().local_time();
-                for (std::size_t i = 0; i < n; ++i)
+                for (std::size_t i = 0; i < n && !term; ++i)
                     rx.observe(buf[i], last_rx_at);
+                if (tl)
+                    tl->text_instant(cpu::core::current(), fmt::format("read {} bytes", n), last_rx_at,
+                                     std::string_view(reinterpret_cast<const char*>(buf.data()), n));
                 received += n;
                 if (echo) { // write(fd, buf, n): what was read goes back out
-                    tx_sb.expect(std::string_view(reinterpret_cast<const char*>(buf.data()), n));
+                    if (!term) tx_sb.expect(std::string_view(reinterpret_cast<const char*>(buf.data()), n));
                     sw::tty_write(tty, buf.data(), n);
                 }
             }
@@ -429,6 +477,9 @@ run_result run_tty_paste(const run_request& rq) {
             for (std::size_t i = 0; i < text.size(); i += chunk) {
                 const std::size_t n = std::min(chunk, text.size() - i);
                 tx_sb.expect(std::string_view(text).substr(i, n));
+                if (tl)
+                    tl->text_instant(cpu::core::current(), fmt::format("write {} bytes", n),
+                                     cpu::core::current().local_time(), std::string_view(text).substr(i, n));
                 sw::tty_write(tty, reinterpret_cast<const unsigned char*>(text.data() + i), n);
             }
             writer_done = true;
@@ -483,14 +534,23 @@ run_result run_tty_paste(const run_request& rq) {
         if (!tp.xmit_fifo.is_empty()) return false;
         return paste || writer_done;
     };
+    // Progress: the paste's (or the write's) share on the line.
+    if (!text.empty())
+        progress::set_share([&] {
+            const double done =
+                paste ? static_cast<double>(soc.inj.chars_sent()) : static_cast<double>(port.icount.tx);
+            return done / static_cast<double>(text.size());
+        });
     stop::simulate();
     if (soc.timed_out)
         throw std::runtime_error("the tty did not settle: the interrupts or the reader never caught up");
     if (sc_time_stamp() >= sc_max_time() / 2)
         throw std::runtime_error("simulated time ran out of range: the timing parameters are too slow");
+    if (term) term->drain(std::chrono::seconds(1));
     tx_sb.finish(sc_time_stamp());
-    const std::uint64_t pasted = soc.inj.chars_sent();
+    const std::uint64_t pasted = term ? term->injector().chars_sent() : soc.inj.chars_sent();
     if (w) w->finish();
+    if (tl) tl->finish();
     if (open_end > t0())
         throw std::runtime_error("the port's open took longer than the time before the paste");
 
@@ -510,11 +570,13 @@ run_result run_tty_paste(const run_request& rq) {
     r.payload_source = rq.payload_source;
     r.payload_lines = lines;
     r.expect_loss = rq.expect_loss;
+    r.interactive = term != nullptr;
+    if (term) r.payload_source = "terminal:" + rq.terminal;
     const sc_time end = rq.variant == "read" ? last_rx_at : last_tx_end;
     r.sim_time_ns = end > t0() ? (end - t0()).to_seconds() * 1e9 : 0;
     r.line_idle_ns = last_tx_end > t0() ? (last_tx_end - t0()).to_seconds() * 1e9 : 0;
     r.bytes_written = port.icount.tx;
-    r.bytes_on_line = tx_sb.observed_count();
+    r.bytes_on_line = term ? tx_decoded : tx_sb.observed_count();
     r.lost_bytes = tx_sb.lost();
     r.corrupted_bytes = tx_sb.corrupted();
     r.duplicated_bytes = tx_sb.duplicated();
@@ -545,7 +607,7 @@ run_result run_tty_paste(const run_request& rq) {
     add_kernel_results(r, soc.kernel);
     add_host_counts(r, soc.pl.get());
     // The received side: pasted bytes the reader never got, by in-order comparison.
-    r.rx_lost_bytes = paste ? pasted - rx.matched : 0;
+    r.rx_lost_bytes = paste && !term ? pasted - rx.matched : 0;
     r.rx_extra_bytes = rx.extra;
     const cpu::irq_line_stats& line = soc.kernel.irq_lines().at(static_cast<std::size_t>(soc.irq_line));
     std::uint64_t hog_windows = 0, with_overrun = 0;
@@ -579,6 +641,7 @@ run_result run_tty_paste(const run_request& rq) {
         {"tx_idle_gaps", tx_idle_gaps},
         {"hog_windows", hog_windows},
         {"hog_windows_with_overrun", with_overrun}};
+    if (term) r.extra["terminal"] = terminal_results(*term);
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     return r;
 }
@@ -615,6 +678,16 @@ std::string compare_table(const std::vector<nlohmann::json>& runs) {
 
 std::vector<std::pair<std::string, std::string>> summary_rows(const run_result& r) {
     const nlohmann::json& x = r.extra;
+    if (x.contains("terminal")) {
+        const nlohmann::json& t = x["terminal"];
+        return {{"terminal", fmt::format("{}, {} at {:.6f} s simulated", t["device"].get<std::string>(),
+                                         t["end"].get<std::string>(), t["end_time_ns"].get<double>() / 1e9)},
+                {"typed / shown", fmt::format("{} / {}", t["bytes_typed"].get<std::uint64_t>(),
+                                              t["bytes_shown"].get<std::uint64_t>())},
+                {"received", std::to_string(x["rx_bytes_received"].get<std::uint64_t>())},
+                {"rx overruns", std::to_string(x["rx_overruns"].get<std::uint64_t>())},
+                {"uart irqs", std::to_string(x["uart_irqs"].get<std::uint64_t>())}};
+    }
     return {
         {"pasted / received", fmt::format("{} / {}", x["rx_bytes_pasted"].get<std::uint64_t>(),
                                           x["rx_bytes_received"].get<std::uint64_t>())},
@@ -684,6 +757,9 @@ scenario_def tty_paste_scenario() {
     s.run = run_tty_paste;
     s.compare_table = compare_table;
     s.summary_rows = summary_rows;
+    s.terminal_variants = {"echo", "read"};
+    s.terminal_refusal = "reads nothing: the write variant only writes its payload (--terminal goes with "
+                         "--variant echo or read)";
     return s;
 }
 

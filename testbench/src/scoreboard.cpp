@@ -128,6 +128,7 @@ void scoreboard::record(difference_kind k, std::uint64_t exp_idx, std::uint64_t 
         break;
     }
     if (!m_first) m_first = difference{k, exp_idx, obs_idx, when, exp_byte, obs_byte};
+    if (m_on_difference) m_on_difference(difference{k, exp_idx, obs_idx, when, exp_byte, obs_byte});
 }
 
 void scoreboard::commit(op o) {

@@ -284,6 +284,7 @@ void serial_terminal::service() {
 
 void serial_terminal::read_input() {
     if (m_host.in_fd < 0 || m_eof || m_hung_up) return;
+    if (sc_core::sc_time_stamp() < m_opt.input_from) return;
     const std::uint64_t backlog = m_typed - m_injector.chars_sent();
     if (backlog >= max_backlog) return;
     pollfd p{m_host.in_fd, POLLIN, 0};

@@ -1,6 +1,7 @@
 #define SC_INCLUDE_DYNAMIC_PROCESSES // sc_spawn
 #include <uartvp/vcd_writer.h>
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 
@@ -69,6 +70,66 @@ void vcd_writer::add_var(const std::string& name, unsigned width, const sc_core:
     sc_core::sc_spawn([this, raw] { change(*raw); }, sc_core::sc_gen_unique_name("watch"), &opt);
 }
 
+std::size_t vcd_writer::add_deferred(const std::string& name, unsigned width, std::uint64_t initial) {
+    auto v = std::make_unique<var>();
+    v->name = name;
+    v->width = width;
+    for (std::size_t n = m_vars.size();; n /= 94) {
+        v->id += static_cast<char>('!' + n % 94);
+        if (n < 94) break;
+    }
+    v->initial = initial;
+    m_vars.push_back(std::move(v));
+    return m_vars.size() - 1;
+}
+
+std::uint64_t vcd_writer::tick_of(const sc_core::sc_time& t) const {
+    const std::uint64_t ps = t.value() * m_units_per_ps_den / m_units_per_ps_num;
+    return (ps + m_ts_ps / 2) / m_ts_ps;
+}
+
+std::uint64_t vcd_writer::hold(const sc_core::sc_time& from) {
+    m_holds[m_next_hold] = tick_of(std::max(from, sc_core::sc_time_stamp()));
+    return m_next_hold++;
+}
+
+void vcd_writer::write_at(std::size_t var, const sc_core::sc_time& at, std::uint64_t value) {
+    insert_held(std::max(tick_of(at), m_last_tick), *m_vars.at(var), value);
+    flush_held(false);
+}
+
+void vcd_writer::release(std::uint64_t h) {
+    m_holds.erase(h);
+    flush_held(false);
+}
+
+// After the held changes of the same time: of two changes at one time, the one given last wins.
+void vcd_writer::insert_held(std::uint64_t tick, const var& v, std::uint64_t value) {
+    auto it = m_held.end();
+    while (it != m_held.begin() && std::prev(it)->tick > tick)
+        --it;
+    m_held.insert(it, held{tick, &v, value});
+}
+
+// Writes the held changes that nothing can precede any more: up to the present, before every open
+// hold (all of them at the end).
+void vcd_writer::flush_held(bool all) {
+    std::uint64_t limit = tick_of(sc_core::sc_time_stamp()) + 1;
+    if (!all)
+        for (const auto& [id, tick] : m_holds)
+            limit = std::min(limit, tick);
+    while (!m_held.empty() && (all || m_held.front().tick < limit)) {
+        put(m_held.front().tick, *m_held.front().v, m_held.front().value);
+        m_held.pop_front();
+    }
+}
+
+void vcd_writer::put(std::uint64_t tick, const var& v, std::uint64_t value) {
+    if (tick != m_last_tick) m_out << '#' << tick << '\n';
+    m_last_tick = tick;
+    write_value(v, value);
+}
+
 void vcd_writer::start_of_simulation() {
     // Scopes from the dotted names, in the order the variables were added.
     struct scope {
@@ -116,7 +177,7 @@ void vcd_writer::start_of_simulation() {
     m_out << "$enddefinitions $end\n#0\n";
     if (!m_plain_init) m_out << "$dumpvars\n";
     for (const auto& v : m_vars)
-        write_value(*v, v->read());
+        write_value(*v, v->read ? v->read() : v->initial);
     if (!m_plain_init) m_out << "$end\n";
     m_last_tick = 0;
 }
@@ -140,15 +201,15 @@ void vcd_writer::write_value(const var& v, std::uint64_t value) {
 }
 
 void vcd_writer::change(const var& v) {
-    const std::uint64_t ps = sc_core::sc_time_stamp().value() * m_units_per_ps_den / m_units_per_ps_num;
-    const std::uint64_t tick = (ps + m_ts_ps / 2) / m_ts_ps;
-    if (tick != m_last_tick) m_out << '#' << tick << '\n';
-    m_last_tick = tick;
-    write_value(v, v.read());
+    const std::uint64_t tick = tick_of(sc_core::sc_time_stamp());
+    if (m_held.empty() && m_holds.empty()) return put(tick, v, v.read());
+    insert_held(tick, v, v.read());
+    flush_held(false);
 }
 
 bool vcd_writer::close() {
     if (!m_out.is_open()) return m_ok;
+    flush_held(true);
     // A last time stamp, so that a viewer or decoder sees the final values last.
     const std::uint64_t ps = sc_core::sc_time_stamp().value() * m_units_per_ps_den / m_units_per_ps_num;
     const std::uint64_t end = (ps + m_ts_ps - 1) / m_ts_ps + 1;

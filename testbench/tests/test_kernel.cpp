@@ -585,6 +585,50 @@ TEST(KernelSmp, CsdDebugReportsDetectedAfterTheTimeoutThenUnstuck) {
     EXPECT_NE(r.reports[1].text.find("got unstuck"), std::string::npos);
 }
 
+// The waves' IPI signal of the target: high from the call until its handler ran the queue (IRQs off on
+// the target until 10 ms); the observers see the IPI's hard-IRQ span and the target's IRQs-off window.
+TEST(KernelSmp, IpiSignalAndSpansShowTheCallPendingThenHandled) {
+    UARTVP_SIM_TEST();
+    bench b(2);
+    struct spans : cpu::core_observer {
+        std::vector<std::string> seen;
+        void irqs_off_span(const cpu::core& c, const sc_time& s, const sc_time& e) override {
+            seen.push_back("cpu" + std::to_string(c.id()) + " irqs off " + s.to_string() + " " +
+                           e.to_string());
+        }
+        void hardirq_span(const cpu::core& c, const std::string& what, const sc_time& s,
+                          const sc_time& e) override {
+            seen.push_back("cpu" + std::to_string(c.id()) + " " + what + " " + s.to_string() + " " +
+                           e.to_string());
+        }
+    } obs;
+    b.m.cpu(1).add_observer(obs);
+    std::vector<std::pair<sc_time, bool>> ipi;
+    sc_spawn_options o;
+    o.spawn_method();
+    o.dont_initialize();
+    o.set_sensitivity(&b.m.ipi[1]->value_changed_event());
+    sc_spawn([&] { ipi.emplace_back(sc_time_stamp(), b.m.ipi[1]->read()); }, "ipi_watch", &o);
+    b.m.cpu(1).create_task("replay", [&] {
+        irqflags f;
+        local_irq_save(f);
+        udelay(10000);
+        local_irq_restore(f);
+    });
+    b.m.cpu(0).create_task("caller", [&] {
+        udelay(1000);
+        smp_call_function_single(
+            1, [&](void*) { udelay(5); }, nullptr, 1);
+    });
+    sc_start(ms(20));
+    ASSERT_EQ(ipi.size(), 2u);
+    EXPECT_EQ(ipi[0], std::make_pair(ms(1), true));
+    EXPECT_EQ(ipi[1], std::make_pair(ms(10) + us(5), false));
+    ASSERT_EQ(obs.seen.size(), 2u);
+    EXPECT_EQ(obs.seen[0], "cpu1 irqs off 0 s " + ms(10).to_string());
+    EXPECT_EQ(obs.seen[1], "cpu1 IPI " + ms(10).to_string() + " " + (ms(10) + us(5)).to_string());
+}
+
 // Re-reports come when the time since the previous one exceeds timeout x (n+1) x (ilog2(cpus)/2 + 1):
 // with 4 CPUs and a 5 ms timeout: detected at +5 ms, continued 20 ms later, then 30 ms after that.
 TEST(KernelSmp, CsdDebugReReportsAtGrowingIntervals) {

@@ -339,7 +339,8 @@ TEST(Outputs, LongestLegalNamesWork) {
                                 " --vcd " + dir + "/" + stem + ".vcd");
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(entries(dir),
-              (std::vector<std::string>{json, stem + ".gtkw", stem + ".lines.vcd", stem + ".vcd"}));
+              (std::vector<std::string>{json, stem + ".gtkw", stem + ".lines.vcd", stem + ".regs.txt",
+                                        stem + ".tasks.txt", stem + ".vcd"}));
     EXPECT_EQ(nlohmann::json::parse(slurp(dir + "/" + json))["outcome"], "clean");
     remove_dir(dir);
 }

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -73,6 +74,8 @@ public:
     // observed yet are not differences (they may still be in flight).
     bool clean() const;
     std::optional<difference> first_difference() const { return m_first; }
+    // Called with every difference as it is classified (up to 31 observed bytes late; at finish()).
+    void on_difference(std::function<void(const difference&)> fn) { m_on_difference = std::move(fn); }
     // Bytes held in memory: expected bytes not observed yet plus unresolved observed bytes.
     std::size_t pending() const { return m_expected.size() + m_window.size(); }
     // One-line summary, e.g. "clean: 1000 bytes" or "lost 3, ... first: lost at expected #12 ...".
@@ -111,6 +114,7 @@ private:
     sc_core::sc_time m_last_time;
     std::uint64_t m_lost = 0, m_duplicated = 0, m_corrupted = 0, m_extra = 0, m_matched = 0;
     std::optional<difference> m_first;
+    std::function<void(const difference&)> m_on_difference;
     // Alignment scratch, reused between calls.
     std::vector<std::int32_t> m_cost[3];
     std::vector<std::uint8_t> m_back[3];

@@ -70,6 +70,9 @@ public:
         sc_core::sc_time poll_period = sc_core::sc_time(1, sc_core::SC_MS);
         // End (end_reason::duration) after this much simulated time from the start; zero: never.
         sc_core::sc_time duration = sc_core::SC_ZERO_TIME;
+        // Input is read from the host from this simulated time on (before it, what is typed waits in the
+        // host's buffers): a UART its software has not enabled yet would lose it.
+        sc_core::sc_time input_from = sc_core::SC_ZERO_TIME;
         // The stdio backend's descriptors (standard input and output unless told otherwise); the
         // terminal does not close them.
         int in_fd = 0;

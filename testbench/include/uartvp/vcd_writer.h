@@ -4,8 +4,10 @@
 // compares every traced value and formats the time through a stream at every time step, which
 // dominates a long run.) Dotted names become scopes; vectors carry their range, as GTKWave names them.
 #include <cstdint>
+#include <deque>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,6 +34,20 @@ public:
     // A port's signal (a UART's lines: sc_in<bool>, sc_out<bool>, an optional port), found once the
     // ports are bound, at the end of elaboration; a port left unbound is left out.
     void add(const sc_core::sc_port_base& port, const std::string& name);
+    // A variable written where `changed` fires, with the value `read` gives then.
+    void add(const sc_core::sc_event& changed, const std::string& name, unsigned width,
+             std::function<std::uint64_t()> read) {
+        add_var(name, width, &changed, std::move(read));
+    }
+    // A variable whose values are known only later, each given with its time (write_at), which may be
+    // in the past: from hold(t) on, changes at or after t are held back in memory until every hold is
+    // released, so that the file stays in time order. Returns the variable's handle.
+    std::size_t add_deferred(const std::string& name, unsigned width, std::uint64_t initial = 0);
+    // Holds changes from `from` (not before the present) on; returns the hold's handle for release().
+    std::uint64_t hold(const sc_core::sc_time& from);
+    // `value` for deferred variable `var` from `at` on (at or after the earliest hold still open).
+    void write_at(std::size_t var, const sc_core::sc_time& at, std::uint64_t value);
+    void release(std::uint64_t hold);
     // Write the initial values without a $dumpvars block (for readers that know only value changes).
     void plain_initial_values(bool on) { m_plain_init = on; }
     // Writes a last time stamp and closes the file (also done on destruction); false if a write failed.
@@ -44,6 +60,12 @@ private:
         unsigned width;
         std::string id;
         std::function<std::uint64_t()> read;
+        std::uint64_t initial = 0; // a deferred variable's (read is empty)
+    };
+    struct held {
+        std::uint64_t tick;
+        const var* v;
+        std::uint64_t value;
     };
     void add_var(const std::string& name, unsigned width, const sc_core::sc_event* changed,
                  std::function<std::uint64_t()> read);
@@ -51,6 +73,10 @@ private:
     void start_of_simulation() override;
     void write_value(const var& v, std::uint64_t value);
     void change(const var& v);
+    std::uint64_t tick_of(const sc_core::sc_time& t) const;
+    void put(std::uint64_t tick, const var& v, std::uint64_t value);
+    void insert_held(std::uint64_t tick, const var& v, std::uint64_t value);
+    void flush_held(bool all);
     std::string m_path;
     std::uint64_t m_ts_ps, m_units_per_ps_den, m_units_per_ps_num;
     std::ofstream m_out;
@@ -59,6 +85,9 @@ private:
     std::uint64_t m_last_tick = 0;
     bool m_plain_init = false;
     std::vector<std::pair<const sc_core::sc_port_base*, std::string>> m_ports;
+    std::deque<held> m_held;                        // in time order
+    std::map<std::uint64_t, std::uint64_t> m_holds; // handle -> tick
+    std::uint64_t m_next_hold = 0;
 };
 
 } // namespace uartvp

@@ -72,6 +72,27 @@ struct interrupt_source {
     virtual void handle(core& c) = 0;
 };
 
+// What a core did, span by span, told as each span ends (times in SystemC time, nested as they happen:
+// a task holds IRQs-off windows, polling spans and interrupts; an IRQs-off window holds polling spans):
+// for timelines and waves. Added before the simulation starts; nothing is told when none is added.
+struct core_observer {
+    virtual ~core_observer() = default;
+    // `t` held the core from `start` to `end` (also told at the end of the run for a task still on it).
+    virtual void task_span(const core&, const task_stats& t, const sc_core::sc_time& start,
+                           const sc_core::sc_time& end) {}
+    // An IRQs-off window of a task, one per window counted in core_stats (hard-IRQ context apart).
+    virtual void irqs_off_span(const core&, const sc_core::sc_time& start, const sc_core::sc_time& end) {}
+    // Hard-IRQ context, entry and exit costs included; `what` names the source (core::label_interrupt).
+    virtual void hardirq_span(const core&, const std::string& what, const sc_core::sc_time& start,
+                              const sc_core::sc_time& end) {}
+    // A polling loop run as one operation (fast mode): poll_begin when the core decides, before any
+    // change at or after `start` (the first counted read); poll_span once the count is known, `end`
+    // being the time of the read after the last counted one. `reads` 0: no span after all.
+    virtual void poll_begin(const core&, const sc_core::sc_time& start) {}
+    virtual void poll_span(const core&, std::uint64_t addr, const sc_core::sc_time& start,
+                           const sc_core::sc_time& end, std::uint64_t reads) {}
+};
+
 class core : public sc_core::sc_module {
 public:
     tlm_utils::simple_initiator_socket<core, 32> bus;
@@ -81,6 +102,9 @@ public:
     sc_core::sc_signal<int, sc_core::SC_UNCHECKED_WRITERS> running_task;
     sc_core::sc_signal<bool, sc_core::SC_UNCHECKED_WRITERS> irqs_off;
     sc_core::sc_signal<bool, sc_core::SC_UNCHECKED_WRITERS> in_hardirq;
+    // The number of IRQs-off windows opened so far: a window reopened at the instant the last one
+    // closed leaves irqs_off high, but moves this.
+    sc_core::sc_signal<std::uint64_t, sc_core::SC_UNCHECKED_WRITERS> irqs_off_window;
     // Bus activity, driven only once trace() was called: the address of each access with a read or
     // write strobe held for the access's cost, and the spans in which a polling loop ran as one
     // operation, with the number of reads it stood for.
@@ -112,6 +136,13 @@ public:
     void trace(sc_core::sc_trace_file* tf, const std::string& prefix);
     // Starts driving the bus signals (otherwise they cost nothing).
     void observe_bus() { m_traced = true; }
+    // Spans for a timeline or waves (see core_observer); the observer outlives the simulation's run.
+    void add_observer(core_observer& o) { m_observers.push_back(&o); }
+    // Tells the observers about the task still on the core at the end of the run.
+    void end_observation();
+    // Names the interrupt being handled, for the observers' hard-IRQ span (by the interrupt source;
+    // the name must outlive the simulation).
+    void label_interrupt(const std::string& what) { m_irq_label = &what; }
 
     // The core whose task (or interrupt handler) is executing: the kernel API acts on it.
     static core& current();
@@ -213,6 +244,8 @@ private:
     task* m_first = nullptr; // made runnable by make_runnable_first at m_first_at
     sc_core::sc_time m_first_at;
     bool m_traced = false;
+    std::vector<core_observer*> m_observers;
+    const std::string* m_irq_label = nullptr;
     // The access the strobe method shows next (it alone writes the bus signals).
     struct {
         bool valid = false, write = false;

@@ -85,6 +85,9 @@ public:
     const char* kind() const override { return "uartvp::cpu::machine"; }
 
     std::vector<std::unique_ptr<core>> cores;
+    // Observation for waves, per core: an IPI (a call-function request) pending or being handled, from
+    // the call that queues it until the target's handler has run the queue empty.
+    std::vector<std::unique_ptr<sc_core::sc_signal<bool, sc_core::SC_UNCHECKED_WRITERS>>> ipi;
     core& cpu(unsigned i) const { return *cores.at(i); }
     const kernel_params& params() const { return m_params; }
     static machine& get(); // the current core's
@@ -92,6 +95,8 @@ public:
     // A device's interrupt line, routed to `cpu`; returns its number (during elaboration).
     int add_irq_line(sc_core::sc_signal_in_if<bool>& line, const std::string& name, unsigned cpu);
     const std::vector<irq_line_stats>& irq_lines() const { return m_line_stats; }
+    // The signal of line `irq` (for waves).
+    const sc_core::sc_signal_in_if<bool>& irq_line_signal(int irq) const;
     // An instrument for worst-phase experiments: `fn` runs (in a SystemC method, not on a core) at the
     // instant line `irq` rises, before the interrupt is signalled to its core; it may wake a task
     // ahead of that interrupt with core::make_runnable_first.
