@@ -155,3 +155,20 @@ TEST(Plugins, ARoutineThatMisbehavesEndsTheRunWithAnInternalErrorNamingIt) {
     EXPECT_NE(r.err.find("0x9100000"), std::string::npos) << r.err;
     rmdir(d.c_str());
 }
+
+TEST(Plugins, SweepRunsPluginVariantsAsItsRunsDo) {
+    char tmpl[] = "/tmp/uartvp-jsonl-XXXXXX";
+    close(mkstemp(tmpl));
+    const result r =
+        run_uartvp("sweep earlycon-pl011 --variants v0,literal-v0 --payload-bytes 300 --plugin " + good +
+                   " --json " + tmpl);
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::ifstream f(tmpl);
+    std::vector<nlohmann::json> runs;
+    for (std::string line; std::getline(f, line);)
+        runs.push_back(nlohmann::json::parse(line));
+    std::remove(tmpl);
+    ASSERT_EQ(runs.size(), 2u);
+    EXPECT_EQ(runs[1]["variant"], "literal-v0");
+    expect_same_figures(runs[0], runs[1]);
+}
