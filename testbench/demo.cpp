@@ -21,14 +21,14 @@ int main() {
 
     uartvp::cpu::timing_profile timing;
     timing.regions.push_back(
-        {"uart0", base, uartvp::pl011::map_size, sc_time(120, SC_NS), sc_time(60, SC_NS)});
+        {"uart0", base, uartvp::pl011::map_size(), sc_time(120, SC_NS), sc_time(60, SC_NS)});
     uartvp::cpu::core cpu("cpu0", 0, timing);
     uartvp::router bus("bus");
     uartvp::pl011 uart("uart0"); // 24 MHz UARTCLK, 32-entry FIFOs
     uartvp::line_monitor monitor("console", baud, *uartvp::serial_format::parse("8N1"));
     sc_signal<bool> txd("txd", true), irq("irq"), rxd("rxd", true);
     cpu.bus.bind(bus.target);
-    bus.map(uart.bus, base, uartvp::pl011::map_size, "uart0");
+    bus.map(uart.bus, base, uartvp::pl011::map_size(), "uart0");
     uart.txd(txd);
     uart.irq(irq);
     uart.rxd(rxd);

@@ -6,7 +6,7 @@
 
 #include <uartvp/cpu/kernel.h>
 
-#include "tty/tty.h"
+#include "../tty/tty.h" // relative: also where the headers are installed (<uartvp/sw/...>)
 
 namespace uartvp::sw {
 

@@ -13,6 +13,7 @@
 #include <uartvp/scoreboard.h>
 #include <uartvp/uart16550.h>
 
+#include "plugins.h"
 #include "scenario.h"
 #include "serial8250.h"
 #include "stop.h"
@@ -24,6 +25,8 @@ namespace uartvp::program {
 using namespace sc_core;
 
 namespace {
+
+constexpr const char* s_name = "console-8250";
 
 // Seed 002's slow machine (HP ProLiant DL380 Gen9, BMC-emulated COM port), fitted to both of its rates:
 // 2.5 KB/s per character and 3.1 KB/s through the FIFO (see console_8250_scenario()). The console
@@ -212,7 +215,17 @@ run_result run_console(const run_request& rq) {
     const std::uint8_t lcr = lcr_for(p.frame);
 
     write_fn write = nullptr;
-    if (rq.variant == "putchar" || rq.variant == "fifo" || rq.variant == "fifo-v6.14") {
+    // A plugin's variant: its routines on the port as startup leaves it, run under a guard.
+    const plugin::console_8250_hook* hook = plugin_hook<plugin::console_8250_hook>(rq.variant);
+    std::unique_ptr<plugin_guard> guard;
+    if (hook) guard = std::make_unique<plugin_guard>(*find_plugin_variant(s_name, rq.variant));
+    const unsigned frame_bits = 1 + p.frame.data_bits + p.frame.has_parity() + p.frame.stop_bits;
+    if (hook) {
+        m.cpu0.add_task("startup", [&] {
+            sw::serial8250_port_startup(port, divisor, lcr);
+            if (hook->setup) guard->call("setup", setup_limit(), [&] { hook->setup(port); });
+        });
+    } else if (rq.variant == "putchar" || rq.variant == "fifo" || rq.variant == "fifo-v6.14") {
         // The port as serial8250_startup() leaves it: FIFO enabled, initialised.
         m.cpu0.add_task("startup", [&] { sw::serial8250_port_startup(port, divisor, lcr); });
         write = rq.variant == "putchar" ? sw::serial8250_console_write_v0
@@ -225,9 +238,13 @@ run_result run_console(const run_request& rq) {
         write = rq.variant == "early" ? sw::early_serial8250_write : sw::serial8250_console_write_v1;
     }
     std::uint64_t bytes_written = 0, lines = 0;
+    // The record and what the routine hands to the UART, here rather than on the task's stack: a task
+    // still suspended when the simulation stops (a plugin's routine that never returned) is never
+    // unwound.
+    std::string line, out;
     m.cpu0.add_task("boot", [&] {
-        for (std::string line; rq.payload->next(line); ++lines) {
-            std::string out;
+        for (; (!guard || !guard->failed()) && rq.payload->next(line); ++lines) {
+            out.clear();
             for (char c : line) {
                 if (c == '\n') out += '\r';
                 out += c;
@@ -235,12 +252,17 @@ run_result run_console(const run_request& rq) {
             m.sb.expect(out);
             bytes_written += out.size();
             const sc_time t0 = m.cpu0.local_time();
-            write(port, line);
+            if (hook)
+                guard->call("write", console_write_limit(out.size(), frame_bits, actual_baud(p)),
+                            [&] { hook->write(port, line); });
+            else
+                write(port, line);
             if (tl) tl->console_write(m.cpu0, t0, m.cpu0.local_time(), line);
         }
-        if (p.reset_after_write) m.reset_uart();
+        if (p.reset_after_write && (!guard || !guard->failed())) m.reset_uart();
     });
     stop::simulate();
+    if (guard) guard->check(m.cpu0.idle());
     m.sb.finish(sc_time_stamp());
     if (w) w->finish();
     if (tl) tl->finish();
@@ -278,7 +300,8 @@ void pc_com1(params& p) {
 
 scenario_def console_8250_scenario() {
     scenario_def s;
-    s.name = "console-8250";
+    s.name = s_name;
+    s.plugin_kinds = {plugin::console_8250_hook::kind};
     s.description =
         "8250 console prints a log through a 16550A, one console write per printk record (seed 002)";
     s.variants = {

@@ -9,6 +9,7 @@
 
 #include "pl011.h"
 #include "pl011_platform.h"
+#include "plugins.h"
 #include "scenario.h"
 #include "stop.h"
 #include "timeline.h"
@@ -19,6 +20,8 @@ namespace uartvp::program {
 using namespace sc_core;
 
 namespace {
+
+constexpr const char* s_name = "earlycon-pl011";
 
 using write_fn = void (*)(sw::uart_port&, std::string_view);
 
@@ -71,6 +74,11 @@ run_result run_earlycon(const run_request& rq) {
     const std::unique_ptr<timeline> tl = make_timeline(rq);
     if (tl) soc.add_timeline(*tl);
     const write_fn write = variant_write(rq.variant);
+    // A plugin's variant: its routines, run under a guard (a routine that throws or does not return).
+    const plugin::earlycon_pl011_hook* hook = plugin_hook<plugin::earlycon_pl011_hook>(rq.variant);
+    std::unique_ptr<plugin_guard> guard;
+    if (hook) guard = std::make_unique<plugin_guard>(*find_plugin_variant(s_name, rq.variant));
+    const unsigned frame_bits = 1 + p.frame.data_bits + p.frame.has_parity() + p.frame.stop_bits;
     std::uint64_t bytes_written = 0, lines = 0;
 
     sw::uart_port port;
@@ -79,11 +87,18 @@ run_result run_earlycon(const run_request& rq) {
     port.iotype32 = port.vendor->access_32b;
     std::uint32_t ibrd = 0, fbrd = 0;
     pl011_divisor(p.uartclk_hz, p.baud, ibrd, fbrd);
-    soc.cpu0.add_task("firmware", [&] { sw::pl011_firmware_setup(port, ibrd, fbrd, lcrh_for(p.frame)); });
+    soc.cpu0.add_task("firmware", [&] {
+        sw::pl011_firmware_setup(port, ibrd, fbrd, lcrh_for(p.frame));
+        if (hook && hook->setup) guard->call("setup", setup_limit(), [&] { hook->setup(port); });
+    });
+    // The record and what the routine hands to the UART, here rather than on the task's stack: a task
+    // still suspended when the simulation stops (a plugin's routine that never returned) is never
+    // unwound.
+    std::string line, out;
     soc.cpu0.add_task("boot", [&] {
-        for (std::string line; rq.payload->next(line); ++lines) {
+        for (; (!guard || !guard->failed()) && rq.payload->next(line); ++lines) {
             // What the routine hands to the UART: the record, with '\r' before each '\n'.
-            std::string out;
+            out.clear();
             for (char c : line) {
                 if (c == '\n') out += '\r';
                 out += c;
@@ -91,12 +106,17 @@ run_result run_earlycon(const run_request& rq) {
             soc.sb.expect(out);
             bytes_written += out.size();
             const sc_time t0 = soc.cpu0.local_time();
-            write(port, line);
+            if (hook)
+                guard->call("write", console_write_limit(out.size(), frame_bits, static_cast<double>(p.baud)),
+                            [&] { hook->write(port, line); });
+            else
+                write(port, line);
             if (tl) tl->console_write(soc.cpu0, t0, soc.cpu0.local_time(), line);
         }
-        if (p.reset_after_write) soc.reset_uart();
+        if (p.reset_after_write && (!guard || !guard->failed())) soc.reset_uart();
     });
     soc.run();
+    if (guard) guard->check(soc.cpu0.idle());
     soc.sb.finish(sc_time_stamp());
     try {
         soc.uart.close_rtl_trace(); // throws if a write of the trace failed (a full disk)
@@ -131,7 +151,8 @@ constexpr double vm_trap_ns = 377;
 
 scenario_def earlycon_pl011_scenario() {
     scenario_def s;
-    s.name = "earlycon-pl011";
+    s.name = s_name;
+    s.plugin_kinds = {plugin::earlycon_pl011_hook::kind};
     s.description = "PL011 earlycon prints a boot log, one console write per printk record (seed 000)";
     s.variants = {
         {"v0", "pl011_putc before the patch: waits for TXFF, writes DR, waits for BUSY after every byte"},

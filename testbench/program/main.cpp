@@ -28,6 +28,7 @@
 #include "line_header.h"
 #include "outputs.h"
 #include "payload.h"
+#include "plugins.h"
 #include "progress.h"
 #include "scenario.h"
 #include "stop.h"
@@ -98,7 +99,8 @@ struct run_options {
     bool fst = false;  // --fst: NAME.fst instead of NAME.vcd
     std::string trace; // --trace FILE.json
     bool expect_loss = false;
-    std::string terminal, duration; // run --terminal, --duration (terminal.h)
+    std::vector<std::string> plugins; // --plugin FILE, in order
+    std::string terminal, duration;   // run --terminal, --duration (terminal.h)
     bool duration_given = false;
     std::string variants, jobs; // compare --variants a,b and -j N
     bool progress = false, quiet = false;
@@ -383,6 +385,8 @@ int cmd_compare(const run_options& o, const std::string& self) {
             for (const std::string& kv : o.sets)
                 args.insert(args.end(), {"--set", kv});
             args.insert(args.end(), {"--mode", o.mode});
+            for (const std::string& f : o.plugins)
+                args.insert(args.end(), {"--plugin", f});
             if (o.expect_loss) args.push_back("--expect-loss");
             argvs.push_back(args);
         }
@@ -509,6 +513,7 @@ int main(int argc, char** argv) {
                       "generate a boot log of this many bytes (1 to 2^30)")
             ->excludes(pf)
             ->each([&o](const std::string&) { o.payload_bytes_given = true; });
+        c->add_option("--plugin", o.plugins, "load a plugin's variants: a shared object (repeatable)");
         c->add_option("--set", o.sets, "override a parameter, KEY=VALUE (repeatable; see 'uartvp list')");
         c->add_option(
             "--json", o.json,
@@ -522,6 +527,7 @@ int main(int argc, char** argv) {
         add_progress_flags(c);
     };
     auto* list = app.add_subcommand("list", "list scenarios with their variants and profiles");
+    list->add_option("--plugin", o.plugins, "load a plugin's variants: a shared object (repeatable)");
     auto* run = app.add_subcommand("run", "run one scenario variant");
     add_common(run, true);
     run->add_option("--vcd", o.vcd,
@@ -560,6 +566,7 @@ int main(int argc, char** argv) {
         ->excludes(sw_pf);
     sweep->add_option("--set", so.sets, "KEY=A,B,C: a parameter's values (repeatable: the cross product)");
     sweep->add_option("--mode", so.mode, "fast (default) or reference");
+    sweep->add_option("--plugin", o.plugins, "load a plugin's variants: a shared object (repeatable)");
     sweep->add_flag("--expect-loss", so.expect_loss, "the scenario expects lost bytes");
     sweep->add_option("-j,--jobs", sw_jobs, "runs at once (default: the cores)");
     sweep->add_option("--json", so.json,
@@ -588,6 +595,8 @@ int main(int argc, char** argv) {
             code = app.exit(e); // --help, --version
             helped = true;
         }
+        // Before anything runs: a plugin that cannot be loaded is bad input.
+        if (!helped) load_plugins(o.plugins);
         if (helped) {
             // a subcommand's --help: printed, nothing to run
         } else if (list->parsed()) {
@@ -621,6 +630,11 @@ int main(int argc, char** argv) {
                 if (!sw_profiles.empty()) so.profiles = split_list(sw_profiles, "--profile");
                 if (!sw_sizes.empty()) so.payload_bytes = split_list(sw_sizes, "--payload-bytes");
                 so.parallel = sw_jobs.empty() ? jobs::default_parallel() : jobs::parse_parallel(sw_jobs);
+                for (const std::string& f : o.plugins) { // loaded already: the paths exist
+                    char* real = realpath(f.c_str(), nullptr);
+                    so.plugins.push_back(real ? real : f);
+                    std::free(real);
+                }
                 // Each point as `run` takes it: the same checks, the same messages.
                 const auto check = [&so](const sweep_point& p) {
                     run_options r;

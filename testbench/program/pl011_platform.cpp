@@ -15,14 +15,14 @@ cpu::timing_profile make_timing(const params& p) {
     cpu::timing_profile t;
     t.cpu_hz = p.cpu_hz;
     t.cpu_relax_cycles = p.relax_cycles;
-    t.regions.push_back({"uart", p.uart_base, pl011::map_size, sc_time(p.mmio_read_ns, SC_NS),
+    t.regions.push_back({"uart", p.uart_base, pl011::map_size(), sc_time(p.mmio_read_ns, SC_NS),
                          sc_time(p.mmio_write_ns, SC_NS)});
     return t;
 }
 
 static pl011_config uart_config(const params& p, const std::string& rtl_vcd) {
     pl011_config c;
-    c.uartclk_hz = p.uartclk_hz;
+    c.clock_hz = p.uartclk_hz;
     c.fifo_depth = p.fifo_depth;
     c.clock_every_cycle = p.reference;
     const char* measure = std::getenv("UARTVP_MEASURE_RTL");
@@ -43,7 +43,7 @@ pl011_platform::pl011_platform(const sc_module_name& name, const params& p, cons
         c->set_collapse_polls(!p.reference);
         c->bus.bind(bus.target);
     }
-    bus.map(uart.bus, p.uart_base, pl011::map_size, "uart0");
+    bus.map(uart.bus, p.uart_base, pl011::map_size(), "uart0");
     uart.txd(txd);
     uart.irq(irq);
     uart.rxd(rxd);

@@ -13,11 +13,23 @@ scenario_def tty_paste_scenario();
 scenario_def boot_console_scenario();
 scenario_def hvc_paste_scenario();
 
-const std::vector<scenario_def>& scenarios() {
-    static const std::vector<scenario_def> all{earlycon_pl011_scenario(), console_8250_scenario(),
-                                               tty_paste_scenario(), boot_console_scenario(),
-                                               hvc_paste_scenario()};
+namespace {
+std::vector<scenario_def>& all_scenarios() {
+    static std::vector<scenario_def> all{earlycon_pl011_scenario(), console_8250_scenario(),
+                                         tty_paste_scenario(), boot_console_scenario(),
+                                         hvc_paste_scenario()};
     return all;
+}
+} // namespace
+
+const std::vector<scenario_def>& scenarios() {
+    return all_scenarios();
+}
+
+scenario_def* find_scenario_for_plugins(const std::string& name) {
+    for (scenario_def& s : all_scenarios())
+        if (s.name == name) return &s;
+    return nullptr;
 }
 
 const scenario_def* find_scenario(const std::string& name) {

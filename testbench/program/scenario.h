@@ -118,6 +118,9 @@ struct scenario_def {
     std::function<std::optional<std::string>(const std::vector<std::string>& variants, const params&)>
         check_variants;
     bool has_rtl = false; // its UART is verilated RTL (--vcd-rtl)
+    // The hook kinds of <uartvp/plugin.h> whose plugin variants this scenario runs (none: it takes no
+    // plugins).
+    std::vector<std::string> plugin_kinds;
     // The variants that take input from a terminal (--terminal), and why the others do not; a scenario
     // without any refuses --terminal.
     std::vector<std::string> terminal_variants;
@@ -139,6 +142,8 @@ void add_host_counts(run_result& r, const pl011* uart);
 
 const std::vector<scenario_def>& scenarios();
 const scenario_def* find_scenario(const std::string& name);
+// The same, for the plugin loader, which adds variants (before anything runs).
+scenario_def* find_scenario_for_plugins(const std::string& name);
 
 constexpr int json_schema_version = 1;
 

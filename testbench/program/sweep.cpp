@@ -90,6 +90,8 @@ std::vector<std::string> run_args(const std::string& self, const std::string& sc
         a.insert(a.end(), {"--set", k + "=" + v});
     a.insert(a.end(), {"--mode", o.mode});
     if (o.expect_loss) a.push_back("--expect-loss");
+    for (const std::string& f : o.plugins)
+        a.insert(a.end(), {"--plugin", f});
     a.insert(a.end(), {"--quiet", "--json", out});
     return a;
 }

@@ -20,6 +20,7 @@ struct sweep_options {
     bool expect_loss = false;
     unsigned parallel = 1;
     std::string json, emit_jobs, collect;
+    std::vector<std::string> plugins; // --plugin FILE, absolute paths (emitted jobs run elsewhere)
 };
 
 // One run of the sweep.

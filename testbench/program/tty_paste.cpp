@@ -129,7 +129,7 @@ cpu::timing_profile timing(const params& p) {
     t.cpu_hz = p.cpu_hz;
     t.cpu_relax_cycles = p.relax_cycles;
     const std::uint64_t base = p.port_io ? t.io_base + p.uart_base : p.uart_base;
-    const std::uint64_t size = is_16550(p) ? std::uint64_t{8} << p.reg_shift : pl011::map_size;
+    const std::uint64_t size = is_16550(p) ? std::uint64_t{8} << p.reg_shift : pl011::map_size();
     t.regions.push_back(
         {"uart", base, size, sc_time(p.mmio_read_ns, SC_NS), sc_time(p.mmio_write_ns, SC_NS)});
     return t;
@@ -182,13 +182,13 @@ public:
             com->rxd(rxd);
         } else {
             pl011_config c;
-            c.uartclk_hz = p.uartclk_hz;
+            c.clock_hz = p.uartclk_hz;
             c.fifo_depth = p.fifo_depth;
             c.clock_every_cycle = p.reference;
             const char* measure = std::getenv("UARTVP_MEASURE_RTL"); // the benchmark's rtl %
             c.measure_eval_time = measure && std::string(measure) == "1";
             pl = std::make_unique<pl011>("uart0", c);
-            bus.map(pl->bus, p.uart_base, pl011::map_size, "uart0");
+            bus.map(pl->bus, p.uart_base, pl011::map_size(), "uart0");
             pl->txd(txd);
             pl->irq(irq);
             pl->rxd(rxd);

@@ -34,6 +34,22 @@ void vcd_writer::add(const sc_core::sc_signal_in_if<bool>& s, const std::string&
     add_var(name, 1, &s.value_changed_event(), [&s] { return static_cast<std::uint64_t>(s.read()); });
 }
 
+void vcd_writer::add(const sc_core::sc_port_base& port, const std::string& name) {
+    m_ports.emplace_back(&port, name);
+}
+
+void vcd_writer::end_of_elaboration() {
+    for (const auto& [port, name] : m_ports) {
+        // A bool port's interface is a signal of bool (sc_signal_inout_if derives from the in_if).
+        const sc_core::sc_interface* i = port->get_interface();
+        if (auto* s = dynamic_cast<const sc_core::sc_signal_in_if<bool>*>(i))
+            add(*s, name);
+        else if (i)
+            throw std::invalid_argument("vcd_writer: " + name + " is not a port of a bool signal");
+    }
+    m_ports.clear();
+}
+
 void vcd_writer::add_var(const std::string& name, unsigned width, const sc_core::sc_event* changed,
                          std::function<std::uint64_t()> read) {
     auto v = std::make_unique<var>();

@@ -96,7 +96,7 @@ struct pl011_bench : sc_core::sc_module {
     std::uint64_t now_cycle() const { return uart.clock().edge_at_or_before(sc_core::sc_time_stamp()); }
     // Set up baud rate and format, enable UART and transmitter.
     void setup(std::uint64_t baud, std::uint32_t lcr_h = 0x70, std::uint32_t cr = 0x301) {
-        const auto [ibrd, fbrd] = divisor(uart.config().uartclk_hz, baud);
+        const auto [ibrd, fbrd] = divisor(uart.config().clock_hz, baud);
         wr(reg::IBRD, ibrd);
         wr(reg::FBRD, fbrd);
         wr(reg::LCR_H, lcr_h);

@@ -226,7 +226,7 @@ struct output_recorder : sc_core::sc_module {
     output_recorder(sc_core::sc_module_name n, const pl011& u, observed* out)
         : sc_module(n)
         , uart(u)
-        , clock(u.config().uartclk_hz)
+        , clock(u.config().clock_hz)
         , ob(out) {
         SC_METHOD(on_txd);
         sensitive << txd;
@@ -286,7 +286,7 @@ struct tlm_bench {
     output_recorder rec;
     tlm_bench(const pl011_config& cfg, std::vector<bus_op> ops)
         : uart("uart", cfg)
-        , init("init", std::move(ops), cfg.uartclk_hz, &ob)
+        , init("init", std::move(ops), cfg.clock_hz, &ob)
         , rec("rec", uart, &ob) {
         init.socket.bind(uart.bus);
         uart.ncts(init.ncts);
@@ -313,7 +313,7 @@ struct tlm_bench {
         rec.rxdmabreq(rxdmabreq);
     }
     void run_to(std::uint64_t end_cycle) {
-        sc_core::sc_start(cycle_clock(uart.config().uartclk_hz).time_of(end_cycle));
+        sc_core::sc_start(cycle_clock(uart.config().clock_hz).time_of(end_cycle));
     }
 };
 

@@ -563,7 +563,7 @@ public:
         , uart("uart", o.cfg)
         , opt(o)
         , set(s)
-        , gen(s.seed, o.cfg.uartclk_hz, o.max_baud_div)
+        , gen(s.seed, o.cfg.clock_hz, o.max_baud_div)
         , r2(s.seed * 0x9E3779B97F4A7C15ull + 7) {
         ctx.test = opt.name;
         ctx.seed = s.seed;
@@ -1257,7 +1257,7 @@ void run_twins(rig_options a, rig_options b, std::uint64_t ci_transactions, std:
 pl011_config config(unsigned depth, std::uint64_t hz) {
     pl011_config c;
     c.fifo_depth = depth;
-    c.uartclk_hz = hz;
+    c.clock_hz = hz;
     return c;
 }
 

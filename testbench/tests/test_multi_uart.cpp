@@ -50,7 +50,7 @@ struct machine : sc_module {
         cpu::timing_profile t;
         for (unsigned i = 0; i < 2; ++i)
             t.regions.push_back(
-                {"pl011", pl011_base[i], pl011::map_size, sc_time(120, SC_NS), sc_time(60, SC_NS)});
+                {"pl011", pl011_base[i], pl011::map_size(), sc_time(120, SC_NS), sc_time(60, SC_NS)});
         t.regions.push_back({"com1", t.io_base + com1, 8, sc_time(1700, SC_NS), sc_time(1700, SC_NS)});
         return t;
     }
@@ -58,8 +58,8 @@ struct machine : sc_module {
         : sc_module(n)
         , cpu0("cpu0", 0, timing()) {
         cpu0.bus.bind(bus.target);
-        bus.map(uart0.bus, pl011_base[0], pl011::map_size, "uart0");
-        bus.map(uart1.bus, pl011_base[1], pl011::map_size, "uart1");
+        bus.map(uart0.bus, pl011_base[0], pl011::map_size(), "uart0");
+        bus.map(uart1.bus, pl011_base[1], pl011::map_size(), "uart1");
         bus.map(com.bus, cpu0.timing().io_base + com1, com.map_size(), "com1");
         uart0.txd(c0.txd), uart0.irq(c0.irq), uart0.rxd(c0.rxd);
         uart1.txd(c1.txd), uart1.irq(c1.irq), uart1.rxd(c1.rxd);

@@ -57,7 +57,7 @@ const std::string text = "Hello, PL011 012"; // fits a 16-entry FIFO
 // within another period (the start bit is seen on the next enable) and the synchroniser's two cycles.
 void receive_at(std::uint64_t uartclk, std::uint64_t baud, double inj_baud, unsigned depth = 32) {
     pl011_config cfg;
-    cfg.uartclk_hz = uartclk;
+    cfg.clock_hz = uartclk;
     cfg.fifo_depth = depth;
     run_bench(cfg, [=](pl011_bench& b) {
         b.setup(baud);
@@ -778,7 +778,7 @@ namespace {
 constexpr std::uint64_t wave_hz = 18'432'000, wave_latch = 14, wave_b16 = 10, wave_bit = 160;
 pl011_config wave_config() {
     pl011_config cfg;
-    cfg.uartclk_hz = wave_hz;
+    cfg.clock_hz = wave_hz;
     return cfg;
 }
 std::uint64_t wave_detect(std::uint64_t fall) {

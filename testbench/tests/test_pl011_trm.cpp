@@ -213,7 +213,7 @@ TEST(Pl011Trm, CharacterModeHoldsOneCharacter) {
 // UARTCLK cycles of start + k * (16 * divisor / UARTCLK).
 void check_bit_period(std::uint64_t uartclk, std::uint64_t baud) {
     pl011_config cfg;
-    cfg.uartclk_hz = uartclk;
+    cfg.clock_hz = uartclk;
     run_bench(cfg, [=](pl011_bench& b) {
         b.setup(baud);
         for (int i = 0; i < 4; ++i)

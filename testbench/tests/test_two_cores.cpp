@@ -48,7 +48,7 @@ cpu::timing_profile timing() {
     cpu::timing_profile t;
     t.cpu_hz = 1'000'000'000;
     t.cpu_relax_cycles = 4;
-    t.regions.push_back({"pl011", pl_base, pl011::map_size, sc_time(120, SC_NS), sc_time(60, SC_NS)});
+    t.regions.push_back({"pl011", pl_base, pl011::map_size(), sc_time(120, SC_NS), sc_time(60, SC_NS)});
     t.regions.push_back({"com1", t.io_base + com_port, 8, sc_time(200, SC_NS), sc_time(160, SC_NS)});
     return t;
 }
@@ -247,7 +247,7 @@ struct platform : sc_module {
         cpu1.set_collapse_polls(!reference);
         cpu0.bus.bind(bus.target);
         cpu1.bus.bind(bus.target);
-        bus.map(pl_spy.in, pl_base, pl011::map_size, "pl011");
+        bus.map(pl_spy.in, pl_base, pl011::map_size(), "pl011");
         bus.map(com_spy.in, cpu0.timing().io_base + com_port, com.map_size(), "com1");
         pl_spy.out.bind(uart.bus);
         com_spy.out.bind(com.bus);
@@ -440,7 +440,7 @@ struct irq_platform : sc_module {
             c->set_collapse_polls(!reference);
             c->bus.bind(bus.target);
         }
-        bus.map(uart.bus, pl_base, pl011::map_size, "pl011");
+        bus.map(uart.bus, pl_base, pl011::map_size(), "pl011");
         bus.map(com.bus, m.cpu(0).timing().io_base + com_port, com.map_size(), "com1");
         uart.txd(pl_txd), uart.irq(pl_irq), uart.rxd(pl_rxd);
         com.txd(com_txd), com.irq(com_irq), com.rxd(com_rxd);

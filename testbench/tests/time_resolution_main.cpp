@@ -70,7 +70,7 @@ int sc_main(int argc, char** argv) {
     bool refused = false;
     try {
         uartvp::pl011_config fast;
-        fast.uartclk_hz = ns ? 2'000'000'000 : 2'000'000'000'000'000;
+        fast.clock_hz = ns ? 2'000'000'000 : 2'000'000'000'000'000;
         uartvp::pl011 too_fast("too_fast", fast);
     } catch (const std::invalid_argument& e) {
         refused = std::strstr(e.what(), "time resolution") != nullptr;

@@ -23,7 +23,7 @@ struct pl011::impl {
     impl(const pl011_config& cfg)
         : core(cfg.fifo_depth, cfg.clock_every_cycle, !cfg.rtl_vcd.empty()) {
         core.measure_eval_time(cfg.measure_eval_time);
-        if (!cfg.rtl_vcd.empty()) core.trace_rtl(cfg.rtl_vcd, cfg.uartclk_hz);
+        if (!cfg.rtl_vcd.empty()) core.trace_rtl(cfg.rtl_vcd, cfg.clock_hz);
     }
     detail::pl011_core core;
     sc_event_or_list wake_on;
@@ -81,7 +81,7 @@ pl011::pl011(const sc_module_name& name, const pl011_config& cfg)
     , rxff("rxff", false)
     , rxfe("rxfe", true)
     , m_cfg(cfg)
-    , m_clock(cfg.uartclk_hz)
+    , m_clock(cfg.clock_hz)
     , m_impl(std::make_unique<impl>(cfg)) {
     bus.register_b_transport(this, &pl011::b_transport);
     bus.register_transport_dbg(this, &pl011::transport_dbg);
@@ -260,7 +260,7 @@ void pl011::b_transport(tlm::tlm_generic_payload& tx, sc_time& delay) {
         return;
     }
     detail::word_access a;
-    const tlm::tlm_response_status st = detail::decode_word_access(tx, map_size, a);
+    const tlm::tlm_response_status st = detail::decode_word_access(tx, map_size(), a);
     if (st != tlm::TLM_OK_RESPONSE) {
         tx.set_response_status(st);
         return;
@@ -334,7 +334,7 @@ unsigned pl011::transport_dbg(tlm::tlm_generic_payload& tx) {
     // FIFO) and no output moves. The model may lag behind the present where no output changed (a
     // masked RT interrupt, say): it is brought up to now first, which is what it would be anyway.
     detail::word_access a;
-    if (!tx.is_read() || detail::decode_word_access(tx, map_size, a) != tlm::TLM_OK_RESPONSE) return 0;
+    if (!tx.is_read() || detail::decode_word_access(tx, map_size(), a) != tlm::TLM_OK_RESPONSE) return 0;
     detail::pl011_core& core = m_impl->core;
     core.catch_up(m_clock.edge_at_or_before(sc_time_stamp()));
     std::uint32_t data = 0;
@@ -344,17 +344,7 @@ unsigned pl011::transport_dbg(tlm::tlm_generic_payload& tx) {
 }
 
 void pl011::trace(sc_trace_file* tf) const {
-    const std::string p = std::string(name()) + ".";
-    sc_trace(tf, txd, p + "txd");
-    sc_trace(tf, rxd, p + "rxd");
-    sc_trace(tf, irq, p + "irq");
-    sc_trace(tf, tx_fifo_level, p + "tx_fifo_level");
-    sc_trace(tf, rx_fifo_level, p + "rx_fifo_level");
-    sc_trace(tf, busy, p + "busy");
-    sc_trace(tf, txff, p + "txff");
-    sc_trace(tf, txfe, p + "txfe");
-    sc_trace(tf, rxff, p + "rxff");
-    sc_trace(tf, rxfe, p + "rxfe");
+    sc_trace(tf, *this, name()); // src/uart_trace.cpp
 }
 
 } // namespace uartvp

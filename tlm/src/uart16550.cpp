@@ -969,16 +969,7 @@ unsigned uart16550::transport_dbg(tlm::tlm_generic_payload& tx) {
 }
 
 void uart16550::trace(sc_trace_file* tf) const {
-    const std::string p = std::string(name()) + ".";
-    sc_trace(tf, txd, p + "txd");
-    sc_trace(tf, rxd, p + "rxd");
-    sc_trace(tf, irq, p + "irq");
-    sc_trace(tf, tx_fifo_level, p + "tx_fifo_level");
-    sc_trace(tf, rx_fifo_level, p + "rx_fifo_level");
-    sc_trace(tf, thre, p + "thre");
-    sc_trace(tf, temt, p + "temt");
-    sc_trace(tf, dr, p + "dr");
-    sc_trace(tf, fifo_enabled, p + "fifo_enabled");
+    sc_trace(tf, *this, name()); // src/uart_trace.cpp
 }
 
 } // namespace uartvp

@@ -31,6 +31,9 @@ public:
     void add(const sc_core::sc_signal_in_if<T>& s, const std::string& name, unsigned width) {
         add_var(name, width, &s.value_changed_event(), [&s] { return static_cast<std::uint64_t>(s.read()); });
     }
+    // A port's signal (a UART's lines: sc_in<bool>, sc_out<bool>, an optional port), found once the
+    // ports are bound, at the end of elaboration; a port left unbound is left out.
+    void add(const sc_core::sc_port_base& port, const std::string& name);
     // A variable written where `changed` fires, with the value `read` gives then.
     void add(const sc_core::sc_event& changed, const std::string& name, unsigned width,
              std::function<std::uint64_t()> read) {
@@ -66,6 +69,7 @@ private:
     };
     void add_var(const std::string& name, unsigned width, const sc_core::sc_event* changed,
                  std::function<std::uint64_t()> read);
+    void end_of_elaboration() override;
     void start_of_simulation() override;
     void write_value(const var& v, std::uint64_t value);
     void change(const var& v);
@@ -80,6 +84,7 @@ private:
     std::vector<std::unique_ptr<var>> m_vars;
     std::uint64_t m_last_tick = 0;
     bool m_plain_init = false;
+    std::vector<std::pair<const sc_core::sc_port_base*, std::string>> m_ports;
     std::deque<held> m_held;                        // in time order
     std::map<std::uint64_t, std::uint64_t> m_holds; // handle -> tick
     std::uint64_t m_next_hold = 0;

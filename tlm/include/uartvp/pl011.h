@@ -2,6 +2,7 @@
 // uartvp::pl011: an ARM PrimeCell UART (PL011) r1p5 as a TLM-2.0 target, built around the verilated
 // RTL of rtl/pl011.sv. No clock drives it: it advances its model itself, exact to the UARTCLK cycle at
 // every bus access and at every change of its outputs, and sleeps while the UART is idle.
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -12,9 +13,25 @@
 #include <uartvp/cycle_clock.h>
 
 namespace uartvp {
+struct pl011_config;
+class vcd_writer;
 namespace detail {
 struct pl011_outputs;
 struct word_access;
+
+// pl011_config::uartclk_hz, the former name of clock_hz: it holds no value of its own, reads and
+// assignments go to clock_hz (copying a config copies clock_hz alone).
+class uartclk_alias {
+public:
+    uartclk_alias() = default;
+    uartclk_alias(const uartclk_alias&) {}
+    uartclk_alias& operator=(const uartclk_alias&) { return *this; }
+    [[deprecated("use clock_hz")]] uartclk_alias& operator=(std::uint64_t hz);
+    [[deprecated("use clock_hz")]] operator std::uint64_t() const;
+
+private:
+    pl011_config& owner() const;
+};
 } // namespace detail
 
 // A port that may stay unbound; it then reads as its inactive level (inputs) or drives nothing (outputs).
@@ -22,8 +39,8 @@ using optional_in = sc_core::sc_port<sc_core::sc_signal_in_if<bool>, 1, sc_core:
 using optional_out = sc_core::sc_port<sc_core::sc_signal_inout_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
 
 struct pl011_config {
-    std::uint64_t uartclk_hz = 24'000'000;
-    unsigned fifo_depth = 32; // 32 (r1p5) or 16 (earlier revisions; PeriphID2 says which)
+    std::uint64_t clock_hz = 24'000'000; // UARTCLK
+    unsigned fifo_depth = 32;            // 32 (r1p5) or 16 (earlier revisions; PeriphID2 says which)
     // Clock the RTL through every UARTCLK cycle instead of skipping what cannot change anything.
     // Same results, much slower: the reference the fast path is held against.
     bool clock_every_cycle = false;
@@ -33,12 +50,27 @@ struct pl011_config {
     // In fast mode skipped cycles do not appear (values hold, counters jump); with clock_every_cycle
     // every cycle does. Closed by close_rtl_trace() or at destruction.
     std::string rtl_vcd;
+    // Deprecated: the former name of clock_hz (reads and assignments go to clock_hz).
+    detail::uartclk_alias uartclk_hz;
 };
+
+inline pl011_config& detail::uartclk_alias::owner() const {
+    // The alias is a member of a standard-layout pl011_config: its owner starts offsetof() before it.
+    auto* self = reinterpret_cast<char*>(const_cast<uartclk_alias*>(this));
+    return *reinterpret_cast<pl011_config*>(self - offsetof(pl011_config, uartclk_hz));
+}
+inline detail::uartclk_alias& detail::uartclk_alias::operator=(std::uint64_t hz) {
+    owner().clock_hz = hz;
+    return *this;
+}
+inline detail::uartclk_alias::operator std::uint64_t() const {
+    return owner().clock_hz;
+}
 
 class pl011 : public sc_core::sc_module {
 public:
-    // Register map size: offsets 0x000..0xFFF.
-    static constexpr std::uint64_t map_size = 0x1000;
+    // Register map size: offsets 0x000..0xFFF (a method, as uart16550's is).
+    static constexpr std::uint64_t map_size() { return 0x1000; }
 
     tlm_utils::simple_target_socket<pl011, 32> bus;
     sc_core::sc_out<bool> irq; // UARTINTR, active high
@@ -76,8 +108,11 @@ public:
     std::uint64_t rtl_evals() const;
     void close_rtl_trace();
 
-    // Adds the observation signals and lines to a VCD/WIF trace file, prefixed with this module's name.
-    void trace(sc_core::sc_trace_file* tf) const;
+    // Adds the observation signals and lines to a VCD/WIF trace file, prefixed with this module's name
+    // (sc_trace(tf, uart, name): with another prefix), or to a vcd_writer (<uartvp/vcd_writer.h>). Call
+    // before the simulation starts; unbound optional ports are left out.
+    void trace(sc_core::sc_trace_file* tf) const override; // sc_object::trace
+    void trace(vcd_writer& w) const;
 
 private:
     struct impl;
@@ -97,5 +132,8 @@ private:
     std::unique_ptr<impl> m_impl;
     sc_core::sc_event m_wake;
 };
+
+// sc_trace(tf, uart, "soc.uart0"): the observation signals and lines under that name.
+void sc_trace(sc_core::sc_trace_file* tf, const pl011& uart, const std::string& name);
 
 } // namespace uartvp

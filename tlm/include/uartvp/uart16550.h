@@ -41,6 +41,7 @@
 // long after the last byte left (or later, if the datasheet's own delay applies and is longer).
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
@@ -48,6 +49,7 @@
 #include <uartvp/cycle_clock.h>
 
 namespace uartvp {
+class vcd_writer;
 
 // A port that may stay unbound; it then reads as its inactive level (inputs) or drives nothing (outputs).
 // (The same aliases as in <uartvp/pl011.h>; redeclaring an alias of the same type is allowed.)
@@ -96,8 +98,11 @@ public:
     // Received characters lost to overrun.
     std::uint64_t rx_overruns() const;
 
-    // Adds the lines, IRQ and observation signals to a trace file, prefixed with this module's name.
-    void trace(sc_core::sc_trace_file* tf) const;
+    // Adds the lines, IRQ and observation signals to a trace file, prefixed with this module's name
+    // (sc_trace(tf, uart, name): with another prefix), or to a vcd_writer (<uartvp/vcd_writer.h>). Call
+    // before the simulation starts.
+    void trace(sc_core::sc_trace_file* tf) const override; // sc_object::trace
+    void trace(vcd_writer& w) const;
 
 private:
     struct impl;
@@ -113,5 +118,8 @@ private:
     std::unique_ptr<impl> m_impl;
     sc_core::sc_event m_wake;
 };
+
+// sc_trace(tf, uart, "soc.com1"): the lines, IRQ and observation signals under that name.
+void sc_trace(sc_core::sc_trace_file* tf, const uart16550& uart, const std::string& name);
 
 } // namespace uartvp

@@ -78,19 +78,20 @@ struct interrupt_source {
 struct core_observer {
     virtual ~core_observer() = default;
     // `t` held the core from `start` to `end` (also told at the end of the run for a task still on it).
-    virtual void task_span(const core&, const task_stats& t, const sc_core::sc_time& start,
-                           const sc_core::sc_time& end) {}
+    virtual void task_span(const core&, const task_stats& /*t*/, const sc_core::sc_time& /*start*/,
+                           const sc_core::sc_time& /*end*/) {}
     // An IRQs-off window of a task, one per window counted in core_stats (hard-IRQ context apart).
-    virtual void irqs_off_span(const core&, const sc_core::sc_time& start, const sc_core::sc_time& end) {}
+    virtual void irqs_off_span(const core&, const sc_core::sc_time& /*start*/,
+                               const sc_core::sc_time& /*end*/) {}
     // Hard-IRQ context, entry and exit costs included; `what` names the source (core::label_interrupt).
-    virtual void hardirq_span(const core&, const std::string& what, const sc_core::sc_time& start,
-                              const sc_core::sc_time& end) {}
+    virtual void hardirq_span(const core&, const std::string& /*what*/, const sc_core::sc_time& /*start*/,
+                              const sc_core::sc_time& /*end*/) {}
     // A polling loop run as one operation (fast mode): poll_begin when the core decides, before any
     // change at or after `start` (the first counted read); poll_span once the count is known, `end`
     // being the time of the read after the last counted one. `reads` 0: no span after all.
-    virtual void poll_begin(const core&, const sc_core::sc_time& start) {}
-    virtual void poll_span(const core&, std::uint64_t addr, const sc_core::sc_time& start,
-                           const sc_core::sc_time& end, std::uint64_t reads) {}
+    virtual void poll_begin(const core&, const sc_core::sc_time& /*start*/) {}
+    virtual void poll_span(const core&, std::uint64_t /*addr*/, const sc_core::sc_time& /*start*/,
+                           const sc_core::sc_time& /*end*/, std::uint64_t /*reads*/) {}
 };
 
 class core : public sc_core::sc_module {
