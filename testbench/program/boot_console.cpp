@@ -196,7 +196,7 @@ cpu::timing_profile boot_timing(const params& p) {
     cpu::timing_profile t;
     t.cpu_hz = p.cpu_hz;
     t.cpu_relax_cycles = p.relax_cycles;
-    t.regions.push_back({"uart", p.uart_base, pl011::map_size, sc_time(p.mmio_read_ns, SC_NS),
+    t.regions.push_back({"uart", p.uart_base, pl011::map_size(), sc_time(p.mmio_read_ns, SC_NS),
                          sc_time(p.mmio_write_ns, SC_NS)});
     return t;
 }
@@ -237,7 +237,7 @@ public:
             c->set_collapse_polls(!p.reference);
             c->bus.bind(bus.target);
         }
-        bus.map(uart.bus, p.uart_base, pl011::map_size, "uart0");
+        bus.map(uart.bus, p.uart_base, pl011::map_size(), "uart0");
         uart.txd(txd);
         uart.irq(irq);
         uart.rxd(rxd);
@@ -271,7 +271,7 @@ public:
 private:
     static pl011_config make_config(const params& p) {
         pl011_config c;
-        c.uartclk_hz = p.uartclk_hz;
+        c.clock_hz = p.uartclk_hz;
         c.fifo_depth = p.fifo_depth;
         c.clock_every_cycle = p.reference;
         return c;

@@ -97,12 +97,12 @@ public:
         }
         if (p.hvc_backend == "opal") {
             opal = std::make_unique<opal_console>("opal", p.bmc_buffer_bytes);
-            bus.map(opal->bus, backend_base, opal_console::map_size, "opal");
+            bus.map(opal->bus, backend_base, opal_console::map_size(), "opal");
             opal->irq(irq);
             irq_line = kernel.add_irq_line(irq, "opal", 0);
         } else {
             vio = std::make_unique<virtio_console_rx>("virtio", virtio_queue_size, p.burst_bytes);
-            bus.map(vio->bus, backend_base, virtio_console_rx::map_size, "virtio");
+            bus.map(vio->bus, backend_base, virtio_console_rx::map_size(), "virtio");
             vio->irq(irq);
             irq_line = kernel.add_irq_line(irq, "virtio0-input", 0);
         }

@@ -93,7 +93,7 @@ template <class dev_t> struct bench : sc_module {
         , dev("dev", args...) {
         for (auto& c : m.cores)
             c->bus.bind(bus.target);
-        bus.map(dev.bus, base, dev_t::map_size, "hvc");
+        bus.map(dev.bus, base, dev_t::map_size(), "hvc");
         dev.irq(irq);
         line = m.add_irq_line(irq, "hvc", 0);
     }
@@ -116,7 +116,7 @@ TEST(HvcBackends, OpalRegistersKeepTheirRulesDebugReadsChangeNothingAndAFullBuff
             << "write only";
         EXPECT_EQ(t.access(opal_console::POLL_EVENTS, true, v), tlm::TLM_COMMAND_ERROR_RESPONSE)
             << "read only";
-        EXPECT_EQ(t.access(opal_console::map_size, false, v), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        EXPECT_EQ(t.access(opal_console::map_size(), false, v), tlm::TLM_ADDRESS_ERROR_RESPONSE);
         EXPECT_EQ(t.access(2, false, v), tlm::TLM_ADDRESS_ERROR_RESPONSE) << "misaligned";
         EXPECT_EQ(t.access(opal_console::POLL_EVENTS, false, v, 1), tlm::TLM_BURST_ERROR_RESPONSE);
         for (const hvc_reg& r : opal_console::registers())

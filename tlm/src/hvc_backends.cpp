@@ -166,11 +166,11 @@ void opal_console::b_transport(tlm::tlm_generic_payload& tx, sc_time& delay) {
         wait(delay);
         delay = SC_ZERO_TIME;
     }
-    tx.set_response_status(word_transport(*this, registers(), map_size, tx, false));
+    tx.set_response_status(word_transport(*this, registers(), map_size(), tx, false));
 }
 
 unsigned opal_console::transport_dbg(tlm::tlm_generic_payload& tx) {
-    const tlm::tlm_response_status s = word_transport(*this, registers(), map_size, tx, true);
+    const tlm::tlm_response_status s = word_transport(*this, registers(), map_size(), tx, true);
     tx.set_response_status(s);
     return s == tlm::TLM_OK_RESPONSE ? 4 : 0;
 }
@@ -294,11 +294,11 @@ void virtio_console_rx::b_transport(tlm::tlm_generic_payload& tx, sc_time& delay
         wait(delay);
         delay = SC_ZERO_TIME;
     }
-    tx.set_response_status(word_transport(*this, registers(), map_size, tx, false));
+    tx.set_response_status(word_transport(*this, registers(), map_size(), tx, false));
 }
 
 unsigned virtio_console_rx::transport_dbg(tlm::tlm_generic_payload& tx) {
-    const tlm::tlm_response_status s = word_transport(*this, registers(), map_size, tx, true);
+    const tlm::tlm_response_status s = word_transport(*this, registers(), map_size(), tx, true);
     tx.set_response_status(s);
     return s == tlm::TLM_OK_RESPONSE ? 4 : 0;
 }

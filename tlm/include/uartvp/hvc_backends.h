@@ -67,7 +67,7 @@ public:
         WRITE_DATA = 0x1C,       // W: one output byte (dropped when there is no space)
     };
     static const std::vector<hvc_reg>& registers();
-    static constexpr std::uint64_t map_size = 0x20;
+    static constexpr std::uint64_t map_size() { return 0x20; }
     static constexpr std::uint64_t out_buffer_bytes = 256;
 
     tlm_utils::simple_target_socket<opal_console, 32> bus;
@@ -122,7 +122,7 @@ public:
         OUT_DATA = 0x1C // W: one output byte to the host
     };
     static const std::vector<hvc_reg>& registers();
-    static constexpr std::uint64_t map_size = 0x20;
+    static constexpr std::uint64_t map_size() { return 0x20; }
 
     tlm_utils::simple_target_socket<virtio_console_rx, 32> bus;
     sc_core::sc_out<bool> irq;
