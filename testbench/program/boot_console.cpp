@@ -602,8 +602,8 @@ run_result run_boot_console(const run_request& rq) {
     r.payload_lines = plan.before.size() + plan.after.size();
     r.expect_loss = rq.expect_loss;
     const sc_time last_char_end = line.empty() ? SC_ZERO_TIME : line.back().second;
-    r.sim_time_ns = sc_time_stamp().to_seconds() * 1e9;
-    r.line_idle_ns = last_char_end.to_seconds() * 1e9;
+    r.sim_time_ns = to_ns(sc_time_stamp());
+    r.line_idle_ns = to_ns(last_char_end);
     r.bytes_written = rc.expected.size();
     r.bytes_on_line = sb.observed_count();
     r.lost_bytes = sb.lost();
@@ -614,7 +614,7 @@ run_result run_boot_console(const run_request& rq) {
     r.parity_errors = soc.monitor.parity_errors();
     if (const auto d = sb.first_difference())
         r.first_difference = {{"kind", to_string(d->kind)},          {"expected_index", d->expected_index},
-                              {"observed_index", d->observed_index}, {"time_ns", d->when.to_seconds() * 1e9},
+                              {"observed_index", d->observed_index}, {"time_ns", to_ns(d->when)},
                               {"expected_byte", d->expected_byte},   {"observed_byte", d->observed_byte}};
     for (const auto& c : soc.kernel.cores) {
         auto add = [&](const cpu::task_stats& t) {

@@ -178,7 +178,7 @@ struct rx_check {
                 first_difference = {{"kind", "extra"},
                                     {"expected_index", next},
                                     {"observed_index", matched + extra - 1},
-                                    {"time_ns", when.to_seconds() * 1e9},
+                                    {"time_ns", to_ns(when)},
                                     {"expected_byte", -1},
                                     {"observed_byte", b}};
             return;
@@ -187,7 +187,7 @@ struct rx_check {
             first_difference = {{"kind", "lost"},
                                 {"expected_index", next},
                                 {"observed_index", matched + extra},
-                                {"time_ns", when.to_seconds() * 1e9},
+                                {"time_ns", to_ns(when)},
                                 {"expected_byte", static_cast<unsigned char>((*text)[next])},
                                 {"observed_byte", -1}};
         next = at + 1;
@@ -196,7 +196,7 @@ struct rx_check {
 };
 
 double ns(const sc_time& t) {
-    return t.to_seconds() * 1e9;
+    return to_ns(t);
 }
 
 run_result run_hvc_paste(const run_request& rq) {

@@ -16,8 +16,7 @@ scenario_def hvc_paste_scenario();
 namespace {
 std::vector<scenario_def>& all_scenarios() {
     static std::vector<scenario_def> all{earlycon_pl011_scenario(), console_8250_scenario(),
-                                         tty_paste_scenario(), boot_console_scenario(),
-                                         hvc_paste_scenario()};
+                                         tty_paste_scenario(), boot_console_scenario(), hvc_paste_scenario()};
     return all;
 }
 } // namespace
@@ -58,8 +57,8 @@ run_result console_result(const run_request& rq, const scoreboard& sb, const lin
     r.payload_source = rq.payload_source;
     r.payload_lines = payload_lines;
     r.expect_loss = rq.expect_loss;
-    r.sim_time_ns = (boot.end - boot.start).to_seconds() * 1e9;
-    r.line_idle_ns = line_idle_at > boot.start ? (line_idle_at - boot.start).to_seconds() * 1e9 : 0;
+    r.sim_time_ns = to_ns(boot.end - boot.start);
+    r.line_idle_ns = line_idle_at > boot.start ? to_ns(line_idle_at - boot.start) : 0;
     r.bytes_written = bytes_written;
     r.bytes_on_line = sb.observed_count();
     r.lost_bytes = sb.lost();
@@ -70,13 +69,13 @@ run_result console_result(const run_request& rq, const scoreboard& sb, const lin
     r.parity_errors = monitor.parity_errors();
     if (const auto d = sb.first_difference())
         r.first_difference = {{"kind", to_string(d->kind)},          {"expected_index", d->expected_index},
-                              {"observed_index", d->observed_index}, {"time_ns", d->when.to_seconds() * 1e9},
+                              {"observed_index", d->observed_index}, {"time_ns", to_ns(d->when)},
                               {"expected_byte", d->expected_byte},   {"observed_byte", d->observed_byte}};
     r.mmio_reads = boot.mmio_reads;
     r.mmio_writes = boot.mmio_writes;
     r.polls = boot.relax;
-    r.irq_off_max_ns = cpu.stats().irq_off_max.to_seconds() * 1e9;
-    r.irq_off_total_ns = cpu.stats().irq_off_total.to_seconds() * 1e9;
+    r.irq_off_max_ns = to_ns(cpu.stats().irq_off_max);
+    r.irq_off_total_ns = to_ns(cpu.stats().irq_off_total);
     r.tx_fifo_max = tx_fifo_max;
     r.transactions = cpu.transactions();
     return r;
@@ -96,7 +95,7 @@ void add_host_counts(run_result& r, const pl011* uart) {
 }
 
 void add_kernel_results(run_result& r, const cpu::machine& m) {
-    auto ns = [](const sc_core::sc_time& t) { return t.to_seconds() * 1e9; };
+    const auto ns = to_ns;
     nlohmann::json per_core = nlohmann::json::array(), tasks = nlohmann::json::array(),
                    lines = nlohmann::json::array(), reports = nlohmann::json::array();
     double off_max = 0, off_total = 0;

@@ -136,6 +136,12 @@ run_result console_result(const run_request& rq, const scoreboard& sb, const lin
 
 // The machine's figures for the JSON (per_core, tasks, irq_lines, csd_reports); also sets the result's
 // irq_off_max_ns and irq_off_total_ns over all cores.
+// A time as nanoseconds for the JSON: exact for whole picoseconds (t.to_seconds() * 1e9 is not: it
+// turns 9951900 ns into 9951900.000000002).
+inline double to_ns(const sc_core::sc_time& t) {
+    return t.to_double() / sc_core::sc_time(1, sc_core::SC_NS).to_double();
+}
+
 void add_kernel_results(run_result& r, const cpu::machine& m);
 // The host counts (JSON `host`) of the simulation that ran: SystemC's, and the PL011's if there is one.
 void add_host_counts(run_result& r, const pl011* uart);

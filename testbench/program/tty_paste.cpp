@@ -309,7 +309,7 @@ struct rx_check {
                 first_difference = {{"kind", "extra"},
                                     {"expected_index", next},
                                     {"observed_index", matched + extra - 1},
-                                    {"time_ns", when.to_seconds() * 1e9},
+                                    {"time_ns", to_ns(when)},
                                     {"expected_byte", -1},
                                     {"observed_byte", b}};
             return;
@@ -318,7 +318,7 @@ struct rx_check {
             first_difference = {{"kind", "lost"},
                                 {"expected_index", next},
                                 {"observed_index", matched + extra},
-                                {"time_ns", when.to_seconds() * 1e9},
+                                {"time_ns", to_ns(when)},
                                 {"expected_byte", static_cast<unsigned char>((*text)[next])},
                                 {"observed_byte", -1}};
         if (at > next && on_gap) on_gap(next, at, when);
@@ -424,7 +424,7 @@ run_result run_tty_paste(const run_request& rq) {
         // The transmitter idles where a character starts a quarter bit or more after the one before.
         if (any_tx && c.start > prev_tx_end &&
             (c.start - prev_tx_end).to_seconds() * static_cast<double>(p.baud) >= 0.25) {
-            tx_idle_ns += (c.start - prev_tx_end).to_seconds() * 1e9;
+            tx_idle_ns += to_ns(c.start - prev_tx_end);
             ++tx_idle_gaps;
         }
         any_tx = true;
@@ -573,8 +573,8 @@ run_result run_tty_paste(const run_request& rq) {
     r.interactive = term != nullptr;
     if (term) r.payload_source = "terminal:" + rq.terminal;
     const sc_time end = rq.variant == "read" ? last_rx_at : last_tx_end;
-    r.sim_time_ns = end > t0() ? (end - t0()).to_seconds() * 1e9 : 0;
-    r.line_idle_ns = last_tx_end > t0() ? (last_tx_end - t0()).to_seconds() * 1e9 : 0;
+    r.sim_time_ns = end > t0() ? to_ns(end - t0()) : 0;
+    r.line_idle_ns = last_tx_end > t0() ? to_ns(last_tx_end - t0()) : 0;
     r.bytes_written = port.icount.tx;
     r.bytes_on_line = term ? tx_decoded : tx_sb.observed_count();
     r.lost_bytes = tx_sb.lost();
@@ -585,7 +585,7 @@ run_result run_tty_paste(const run_request& rq) {
     r.parity_errors = soc.tx_monitor.parity_errors();
     if (const auto d = tx_sb.first_difference())
         r.first_difference = {{"kind", to_string(d->kind)},          {"expected_index", d->expected_index},
-                              {"observed_index", d->observed_index}, {"time_ns", d->when.to_seconds() * 1e9},
+                              {"observed_index", d->observed_index}, {"time_ns", to_ns(d->when)},
                               {"expected_byte", d->expected_byte},   {"observed_byte", d->observed_byte}};
     for (const auto& c : soc.kernel.cores) {
         auto add = [&](const cpu::task_stats& t) {
@@ -621,26 +621,25 @@ run_result run_tty_paste(const run_request& rq) {
     }
     const std::uint64_t tx_bursts = pc ? up.tx_irq_bursts : uap.tx_irq_bursts;
     const std::uint64_t tx_chars = pc ? up.tx_irq_chars : uap.tx_irq_chars;
-    r.extra = {
-        {"rx_bytes_pasted", pasted},
-        {"rx_bytes_received", received},
-        {"rx_lost_bytes", r.rx_lost_bytes},
-        {"rx_extra_bytes", r.rx_extra_bytes},
-        {"rx_first_difference", rx.first_difference},
-        {"rx_overruns", port.icount.overrun},
-        {"rx_overruns_reported", tty.overruns_reported},
-        {"rx_fifo_max", soc.rx_fifo_max},
-        {"rx_trigger_entries", rx_trigger_entries(p)},
-        {"uart_irqs", line.count},
-        {"irq_latency_max_ns", line.latency_max.to_seconds() * 1e9},
-        {"irq_latency_mean_ns", line.served ? line.latency_total.to_seconds() * 1e9 / line.served : 0.0},
-        {"tx_irq_bursts", tx_bursts},
-        {"tx_irq_chars", tx_chars},
-        {"tx_irq_burst_max", pc ? up.tx_irq_burst_max : uap.tx_irq_burst_max},
-        {"tx_idle_ns", tx_idle_ns},
-        {"tx_idle_gaps", tx_idle_gaps},
-        {"hog_windows", hog_windows},
-        {"hog_windows_with_overrun", with_overrun}};
+    r.extra = {{"rx_bytes_pasted", pasted},
+               {"rx_bytes_received", received},
+               {"rx_lost_bytes", r.rx_lost_bytes},
+               {"rx_extra_bytes", r.rx_extra_bytes},
+               {"rx_first_difference", rx.first_difference},
+               {"rx_overruns", port.icount.overrun},
+               {"rx_overruns_reported", tty.overruns_reported},
+               {"rx_fifo_max", soc.rx_fifo_max},
+               {"rx_trigger_entries", rx_trigger_entries(p)},
+               {"uart_irqs", line.count},
+               {"irq_latency_max_ns", to_ns(line.latency_max)},
+               {"irq_latency_mean_ns", line.served ? to_ns(line.latency_total) / line.served : 0.0},
+               {"tx_irq_bursts", tx_bursts},
+               {"tx_irq_chars", tx_chars},
+               {"tx_irq_burst_max", pc ? up.tx_irq_burst_max : uap.tx_irq_burst_max},
+               {"tx_idle_ns", tx_idle_ns},
+               {"tx_idle_gaps", tx_idle_gaps},
+               {"hog_windows", hog_windows},
+               {"hog_windows_with_overrun", with_overrun}};
     if (term) r.extra["terminal"] = terminal_results(*term);
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     return r;
