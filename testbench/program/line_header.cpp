@@ -32,7 +32,7 @@ std::string line_header(const nlohmann::json& p) {
         return {};
     }
     const double actual = divisor > 0 ? clk / (16 * divisor) : 0;
-    return fmt::format("line: {:g} baud {}, {}, {}, {:.0f} baud actual ({:+.3f} %)\n", baud, frame, clock,
+    return fmt::format("line: {} baud {}, {}, {}, {:.0f} baud actual ({:+.3f} %)\n", baud_n, frame, clock,
                        div, actual, baud > 0 ? (actual - baud) / baud * 100 : 0.0);
 }
 

@@ -99,6 +99,14 @@ TEST(LongRuns, RunHeaderShowsTheLineParametersInEffect) {
         pc.out.find("  line: 38400 baud 7E1, XIN 1.8432 MHz, divisor 3, 38400 baud actual (+0.000 %)\n"),
         std::string::npos)
         << pc.out;
+    // The VMM's 40 Mbaud line as a whole number, not 4e+07.
+    const result vm = run_uartvp("run earlycon-pl011 --profile vm --payload-bytes 100");
+    ASSERT_EQ(vm.code, 0) << vm.err;
+    EXPECT_NE(
+        vm.out.find("  line: 40000000 baud 8N1, UARTCLK 640 MHz, IBRD 1 FBRD 0 (divisor 1), 40000000 baud "
+                    "actual (+0.000 %)\n"),
+        std::string::npos)
+        << vm.out;
 }
 
 TEST(LongRuns, CompareHeaderShowsTheLineParameters) {
