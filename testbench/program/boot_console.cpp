@@ -605,17 +605,8 @@ run_result run_boot_console(const run_request& rq) {
     r.sim_time_ns = to_ns(sc_time_stamp());
     r.line_idle_ns = to_ns(last_char_end);
     r.bytes_written = rc.expected.size();
-    r.bytes_on_line = sb.observed_count();
-    r.lost_bytes = sb.lost();
-    r.corrupted_bytes = sb.corrupted() + rc.text_mismatch;
-    r.duplicated_bytes = sb.duplicated();
-    r.extra_bytes = sb.extra();
-    r.framing_errors = soc.monitor.framing_errors();
-    r.parity_errors = soc.monitor.parity_errors();
-    if (const auto d = sb.first_difference())
-        r.first_difference = {{"kind", to_string(d->kind)},          {"expected_index", d->expected_index},
-                              {"observed_index", d->observed_index}, {"time_ns", to_ns(d->when)},
-                              {"expected_byte", d->expected_byte},   {"observed_byte", d->observed_byte}};
+    add_line_results(r, sb, soc.monitor);
+    r.corrupted_bytes += rc.text_mismatch; // records whose text differs from what was logged
     for (const auto& c : soc.kernel.cores) {
         auto add = [&](const cpu::task_stats& t) {
             r.mmio_reads += t.mmio_reads;

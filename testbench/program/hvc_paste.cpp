@@ -24,6 +24,7 @@
 #include "hvc/hvc_console.h"
 #include "hvc/hvc_opal.h"
 #include "hvc/virtio_console.h"
+#include "rx_check.h"
 #include "scenario.h"
 #include "stop.h"
 #include "timeline.h"
@@ -163,44 +164,6 @@ private:
     params m_p;
 };
 
-// The reader's bytes against the paste, in order: each received byte is matched to the next equal pasted
-// byte; those skipped were lost. (A backend loses only whole bytes, the ones its full buffer refuses:
-// what the reader gets is the paste with gaps, a subsequence, and the count of lost bytes is exact.) A
-// byte found nowhere later is extra.
-struct rx_check {
-    const std::string* text = nullptr;
-    std::size_t next = 0;
-    std::uint64_t matched = 0, extra = 0;
-    nlohmann::json first_difference;
-    void observe(unsigned char b, const sc_time& when) {
-        const std::size_t at = text->find(static_cast<char>(b), next);
-        if (at == std::string::npos) {
-            ++extra;
-            if (first_difference.is_null())
-                first_difference = {{"kind", "extra"},
-                                    {"expected_index", next},
-                                    {"observed_index", matched + extra - 1},
-                                    {"time_ns", to_ns(when)},
-                                    {"expected_byte", -1},
-                                    {"observed_byte", b}};
-            return;
-        }
-        if (at > next && first_difference.is_null())
-            first_difference = {{"kind", "lost"},
-                                {"expected_index", next},
-                                {"observed_index", matched + extra},
-                                {"time_ns", to_ns(when)},
-                                {"expected_byte", static_cast<unsigned char>((*text)[next])},
-                                {"observed_byte", -1}};
-        next = at + 1;
-        ++matched;
-    }
-};
-
-double ns(const sc_time& t) {
-    return to_ns(t);
-}
-
 run_result run_hvc_paste(const run_request& rq) {
     const auto wall0 = std::chrono::steady_clock::now();
     const params& p = rq.p;
@@ -251,8 +214,8 @@ run_result run_hvc_paste(const run_request& rq) {
         irq_poll_bytes += r.bytes;
     };
     auto span = [&](const sc_time& d) {
-        span_max = std::max(span_max, ns(d));
-        span_total += ns(d);
+        span_max = std::max(span_max, to_ns(d));
+        span_total += to_ns(d);
         ++spans;
     };
     g.on_khvcd = [&](bool running) {
@@ -326,7 +289,7 @@ run_result run_hvc_paste(const run_request& rq) {
         sb.first_difference = {{"kind", "lost"},
                                {"expected_index", sb.next},
                                {"observed_index", received},
-                               {"time_ns", ns(sc_time_stamp())},
+                               {"time_ns", to_ns(sc_time_stamp())},
                                {"expected_byte", static_cast<unsigned char>(text[sb.next])},
                                {"observed_byte", -1}};
 
@@ -338,7 +301,7 @@ run_result run_hvc_paste(const run_request& rq) {
     r.payload_source = rq.payload_source;
     r.payload_lines = lines;
     r.expect_loss = rq.expect_loss;
-    r.sim_time_ns = last_rx_at > t0() ? ns(last_rx_at - t0()) : 0;
+    r.sim_time_ns = last_rx_at > t0() ? to_ns(last_rx_at - t0()) : 0;
     for (const auto& c : soc.kernel.cores) {
         auto add = [&](const cpu::task_stats& t) {
             r.mmio_reads += t.mmio_reads;
@@ -374,7 +337,7 @@ run_result run_hvc_paste(const run_request& rq) {
                {"reads_per_poll_max", reads_max},
                {"bytes_per_poll_max", bytes_max},
                {"khvcd_polls", khvcd_polls},
-               {"khvcd_irq_off_max_ns", ns(g.khvcd_irq_off_max)},
+               {"khvcd_irq_off_max_ns", to_ns(g.khvcd_irq_off_max)},
                {"khvcd_wakeups", g.khvcd_wakeups},
                {"khvcd_timed_sleeps", g.khvcd_timed_sleeps},
                {"throttled_polls", g.throttled_polls},

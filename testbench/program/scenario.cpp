@@ -37,6 +37,20 @@ const scenario_def* find_scenario(const std::string& name) {
     return nullptr;
 }
 
+void add_line_results(run_result& r, const scoreboard& sb, const line_monitor& monitor) {
+    r.bytes_on_line = sb.observed_count();
+    r.lost_bytes = sb.lost();
+    r.corrupted_bytes = sb.corrupted();
+    r.duplicated_bytes = sb.duplicated();
+    r.extra_bytes = sb.extra();
+    r.framing_errors = monitor.framing_errors();
+    r.parity_errors = monitor.parity_errors();
+    if (const auto d = sb.first_difference())
+        r.first_difference = {{"kind", to_string(d->kind)},          {"expected_index", d->expected_index},
+                              {"observed_index", d->observed_index}, {"time_ns", to_ns(d->when)},
+                              {"expected_byte", d->expected_byte},   {"observed_byte", d->observed_byte}};
+}
+
 run_result console_result(const run_request& rq, const scoreboard& sb, const line_monitor& monitor,
                           const cpu::core& cpu, const cpu::task_stats& boot,
                           const sc_core::sc_time& line_idle_at, std::uint64_t payload_lines,
@@ -60,17 +74,7 @@ run_result console_result(const run_request& rq, const scoreboard& sb, const lin
     r.sim_time_ns = to_ns(boot.end - boot.start);
     r.line_idle_ns = line_idle_at > boot.start ? to_ns(line_idle_at - boot.start) : 0;
     r.bytes_written = bytes_written;
-    r.bytes_on_line = sb.observed_count();
-    r.lost_bytes = sb.lost();
-    r.corrupted_bytes = sb.corrupted();
-    r.duplicated_bytes = sb.duplicated();
-    r.extra_bytes = sb.extra();
-    r.framing_errors = monitor.framing_errors();
-    r.parity_errors = monitor.parity_errors();
-    if (const auto d = sb.first_difference())
-        r.first_difference = {{"kind", to_string(d->kind)},          {"expected_index", d->expected_index},
-                              {"observed_index", d->observed_index}, {"time_ns", to_ns(d->when)},
-                              {"expected_byte", d->expected_byte},   {"observed_byte", d->observed_byte}};
+    add_line_results(r, sb, monitor);
     r.mmio_reads = boot.mmio_reads;
     r.mmio_writes = boot.mmio_writes;
     r.polls = boot.relax;

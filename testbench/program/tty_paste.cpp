@@ -27,6 +27,7 @@
 #include <uartvp/uart16550.h>
 
 #include "progress.h"
+#include "rx_check.h"
 #include "scenario.h"
 #include "serial/8250_port.h"
 #include "serial/amba_pl011.h"
@@ -291,42 +292,6 @@ private:
     params m_p;
 };
 
-// The reader's bytes against the paste, in order: each received byte is matched to the next equal
-// pasted byte; those skipped were lost. (The tty path loses only whole characters, to overrun: what
-// the reader gets is the paste with gaps, and this finds every gap.) A byte found nowhere later is
-// extra.
-struct rx_check {
-    const std::string* text = nullptr;
-    std::size_t next = 0;
-    std::uint64_t matched = 0, extra = 0;
-    nlohmann::json first_difference; // the first gap: where, and when the byte after it came
-    std::function<void(std::size_t from, std::size_t to, const sc_time& when)> on_gap; // pasted bytes lost
-    void observe(unsigned char b, const sc_time& when) {
-        const std::size_t at = text->find(static_cast<char>(b), next);
-        if (at == std::string::npos) {
-            ++extra;
-            if (first_difference.is_null())
-                first_difference = {{"kind", "extra"},
-                                    {"expected_index", next},
-                                    {"observed_index", matched + extra - 1},
-                                    {"time_ns", to_ns(when)},
-                                    {"expected_byte", -1},
-                                    {"observed_byte", b}};
-            return;
-        }
-        if (at > next && first_difference.is_null())
-            first_difference = {{"kind", "lost"},
-                                {"expected_index", next},
-                                {"observed_index", matched + extra},
-                                {"time_ns", to_ns(when)},
-                                {"expected_byte", static_cast<unsigned char>((*text)[next])},
-                                {"observed_byte", -1}};
-        if (at > next && on_gap) on_gap(next, at, when);
-        next = at + 1;
-        ++matched;
-    }
-};
-
 struct hog_window {
     sc_time start, end;
     std::uint64_t overruns_at_start;
@@ -576,17 +541,8 @@ run_result run_tty_paste(const run_request& rq) {
     r.sim_time_ns = end > t0() ? to_ns(end - t0()) : 0;
     r.line_idle_ns = last_tx_end > t0() ? to_ns(last_tx_end - t0()) : 0;
     r.bytes_written = port.icount.tx;
-    r.bytes_on_line = term ? tx_decoded : tx_sb.observed_count();
-    r.lost_bytes = tx_sb.lost();
-    r.corrupted_bytes = tx_sb.corrupted();
-    r.duplicated_bytes = tx_sb.duplicated();
-    r.extra_bytes = tx_sb.extra();
-    r.framing_errors = soc.tx_monitor.framing_errors();
-    r.parity_errors = soc.tx_monitor.parity_errors();
-    if (const auto d = tx_sb.first_difference())
-        r.first_difference = {{"kind", to_string(d->kind)},          {"expected_index", d->expected_index},
-                              {"observed_index", d->observed_index}, {"time_ns", to_ns(d->when)},
-                              {"expected_byte", d->expected_byte},   {"observed_byte", d->observed_byte}};
+    add_line_results(r, tx_sb, soc.tx_monitor);
+    if (term) r.bytes_on_line = tx_decoded; // a terminal's run has no scoreboard: count what the monitor decoded
     for (const auto& c : soc.kernel.cores) {
         auto add = [&](const cpu::task_stats& t) {
             r.mmio_reads += t.mmio_reads;
