@@ -542,7 +542,8 @@ run_result run_tty_paste(const run_request& rq) {
     r.line_idle_ns = last_tx_end > t0() ? to_ns(last_tx_end - t0()) : 0;
     r.bytes_written = port.icount.tx;
     add_line_results(r, tx_sb, soc.tx_monitor);
-    if (term) r.bytes_on_line = tx_decoded; // a terminal's run has no scoreboard: count what the monitor decoded
+    if (term)
+        r.bytes_on_line = tx_decoded; // a terminal's run has no scoreboard: count what the monitor decoded
     for (const auto& c : soc.kernel.cores) {
         auto add = [&](const cpu::task_stats& t) {
             r.mmio_reads += t.mmio_reads;
