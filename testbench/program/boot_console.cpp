@@ -607,17 +607,7 @@ run_result run_boot_console(const run_request& rq) {
     r.bytes_written = rc.expected.size();
     add_line_results(r, sb, soc.monitor);
     r.corrupted_bytes += rc.text_mismatch; // records whose text differs from what was logged
-    for (const auto& c : soc.kernel.cores) {
-        auto add = [&](const cpu::task_stats& t) {
-            r.mmio_reads += t.mmio_reads;
-            r.mmio_writes += t.mmio_writes;
-            r.polls += t.relax;
-        };
-        for (const cpu::task_stats& t : c->tasks())
-            add(t);
-        add(c->idle_stats());
-        r.transactions += c->transactions();
-    }
+    add_machine_accesses(r, soc.kernel);
     r.tx_fifo_max = soc.tx_fifo_max;
     r.rtl_cycles = soc.uart.clock().edge_at_or_before(sc_time_stamp());
     r.rtl_edges_evaluated = soc.uart.edges_evaluated();

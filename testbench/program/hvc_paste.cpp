@@ -44,16 +44,6 @@ sc_time t0() {
     return sc_time(1, SC_MS);
 }
 
-// The kernel's own costs, as tty-paste assumes them.
-cpu::kernel_params kernel_costs(const params& p) {
-    cpu::kernel_params k;
-    k.hz = p.hz;
-    k.irq_entry = sc_time(1000, SC_NS);
-    k.irq_exit = sc_time(500, SC_NS);
-    k.tick_cost = sc_time(2, SC_US);
-    return k;
-}
-
 cpu::timing_profile timing(const params& p) {
     cpu::timing_profile t;
     // OPAL's registers cost nothing (a firmware call's cost is spent by the call); virtio's a little.
@@ -91,7 +81,7 @@ public:
 
     hvc_platform(const sc_module_name& name, const params& p)
         : sc_module(name)
-        , kernel("kernel", p.cores, timing(p), kernel_costs(p))
+        , kernel("kernel", p.cores, timing(p), assumed_kernel_costs(p.hz))
         , bus("bus")
         , m_p(p) {
         for (auto& c : kernel.cores) {
@@ -222,7 +212,7 @@ run_result run_hvc_paste(const run_request& rq) {
         cpu::core::current().sync();
         soc.khvcd_running.write(running);
     };
-    const cpu::kernel_params kp = kernel_costs(p);
+    const cpu::kernel_params kp = assumed_kernel_costs(p.hz);
     if (on_opal) {
         sw::opal().base = backend_base;
         sw::opal().irq = soc.irq_line;
@@ -302,17 +292,7 @@ run_result run_hvc_paste(const run_request& rq) {
     r.payload_lines = lines;
     r.expect_loss = rq.expect_loss;
     r.sim_time_ns = last_rx_at > t0() ? to_ns(last_rx_at - t0()) : 0;
-    for (const auto& c : soc.kernel.cores) {
-        auto add = [&](const cpu::task_stats& t) {
-            r.mmio_reads += t.mmio_reads;
-            r.mmio_writes += t.mmio_writes;
-            r.polls += t.relax;
-        };
-        for (const cpu::task_stats& t : c->tasks())
-            add(t);
-        add(c->idle_stats());
-        r.transactions += c->transactions();
-    }
+    add_machine_accesses(r, soc.kernel);
     add_kernel_results(r, soc.kernel);
     add_host_counts(r, nullptr);
     const std::uint64_t device_lost = soc.opal ? soc.opal->lost() : 0;

@@ -98,6 +98,29 @@ void add_host_counts(run_result& r, const pl011* uart) {
     }
 }
 
+void add_machine_accesses(run_result& r, const cpu::machine& m) {
+    auto add = [&](const cpu::task_stats& t) {
+        r.mmio_reads += t.mmio_reads;
+        r.mmio_writes += t.mmio_writes;
+        r.polls += t.relax;
+    };
+    for (const auto& c : m.cores) {
+        for (const cpu::task_stats& t : c->tasks())
+            add(t);
+        add(c->idle_stats());
+        r.transactions += c->transactions();
+    }
+}
+
+cpu::kernel_params assumed_kernel_costs(unsigned hz) {
+    cpu::kernel_params k;
+    k.hz = hz;
+    k.irq_entry = sc_core::sc_time(1000, sc_core::SC_NS);
+    k.irq_exit = sc_core::sc_time(500, sc_core::SC_NS);
+    k.tick_cost = sc_core::sc_time(2, sc_core::SC_US);
+    return k;
+}
+
 void add_kernel_results(run_result& r, const cpu::machine& m) {
     const auto ns = to_ns;
     nlohmann::json per_core = nlohmann::json::array(), tasks = nlohmann::json::array(),

@@ -138,6 +138,14 @@ run_result console_result(const run_request& rq, const scoreboard& sb, const lin
                           const sc_core::sc_time& line_idle_at, std::uint64_t payload_lines,
                           std::uint64_t bytes_written, unsigned tx_fifo_max);
 
+// The register accesses and polls of every task and idle loop on every core, and the transactions the
+// cores issued (the scenarios with a kernel of several tasks; console_result counts the boot task's).
+void add_machine_accesses(run_result& r, const cpu::machine& m);
+
+// The kernel's own costs where a scenario's interrupts matter (tty-paste, hvc-paste), assumed, not
+// measured: interrupt entry 1 us and exit 0.5 us, the tick 2 us, at `hz`.
+cpu::kernel_params assumed_kernel_costs(unsigned hz);
+
 // A time as nanoseconds for the JSON: exact for whole picoseconds (t.to_seconds() * 1e9 is not: it
 // turns 9951900 ns into 9951900.000000002).
 inline double to_ns(const sc_core::sc_time& t) {

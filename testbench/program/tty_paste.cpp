@@ -47,16 +47,6 @@ sc_time t0() {
     return sc_time(1, SC_MS);
 }
 
-// The kernel's own costs, assumed (not measured): interrupt entry and exit, the tick.
-cpu::kernel_params kernel_costs(const params& p) {
-    cpu::kernel_params k;
-    k.hz = p.hz;
-    k.irq_entry = sc_time(1000, SC_NS);
-    k.irq_exit = sc_time(500, SC_NS);
-    k.tick_cost = sc_time(2, SC_US);
-    return k;
-}
-
 bool is_16550(const params& p) {
     return p.uart_model == "16550";
 }
@@ -158,7 +148,7 @@ public:
 
     tty_platform(const sc_module_name& name, const params& p, serial_terminal* terminal)
         : sc_module(name)
-        , kernel("kernel", p.cores, timing(p), kernel_costs(p))
+        , kernel("kernel", p.cores, timing(p), assumed_kernel_costs(p.hz))
         , bus("bus")
         , inj("paste", static_cast<double>(p.baud), p.frame)
         , tx_monitor("txd_monitor", line_baud(p), line_format(p))
@@ -544,17 +534,7 @@ run_result run_tty_paste(const run_request& rq) {
     add_line_results(r, tx_sb, soc.tx_monitor);
     if (term)
         r.bytes_on_line = tx_decoded; // a terminal's run has no scoreboard: count what the monitor decoded
-    for (const auto& c : soc.kernel.cores) {
-        auto add = [&](const cpu::task_stats& t) {
-            r.mmio_reads += t.mmio_reads;
-            r.mmio_writes += t.mmio_writes;
-            r.polls += t.relax;
-        };
-        for (const cpu::task_stats& t : c->tasks())
-            add(t);
-        add(c->idle_stats());
-        r.transactions += c->transactions();
-    }
+    add_machine_accesses(r, soc.kernel);
     r.tx_fifo_max = soc.tx_fifo_max;
     if (soc.pl) {
         r.rtl_cycles = soc.pl->clock().edge_at_or_before(sc_time_stamp());
