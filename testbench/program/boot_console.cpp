@@ -519,14 +519,14 @@ run_result run_boot_console(const run_request& rq) {
                                     p.uart_base));
             first_due = 0; // CON_PRINTBUFFER, no boot console: the whole log
             c.sync();
-            register_ns = c.local_time().to_seconds() * 1e9;
+            register_ns = to_ns(c.local_time());
             sw::register_console(con);
             registered = con.registered;
             c.sync();
-            const double usecs = (c.local_time() - probe0).to_seconds() * 1e6;
-            probe_ns = static_cast<double>(static_cast<std::uint64_t>(usecs)) * 1e3;
-            sw::pr_info(fmt::format("probe of ARMH0011:00 returned 0 after {} usecs",
-                                    static_cast<std::uint64_t>(usecs)));
+            // ktime_to_us: whole microseconds, truncated
+            const std::uint64_t usecs = static_cast<std::uint64_t>(to_ns(c.local_time() - probe0)) / 1000;
+            probe_ns = static_cast<double>(usecs) * 1e3;
+            sw::pr_info(fmt::format("probe of ARMH0011:00 returned 0 after {} usecs", usecs));
         }
         for (const boot_record& r : plan.after) {
             work_until(r.t_ns);

@@ -426,7 +426,7 @@ run_result run_tty_paste(const run_request& rq) {
     } else {
         soc.kernel.cpu(cpu).create_task("writer", [&] {
             kapi::wait_event(open_wait, [&] { return opened; });
-            kapi::ktime_t at = static_cast<kapi::ktime_t>(t0().to_seconds() * 1e9);
+            kapi::ktime_t at = static_cast<kapi::ktime_t>(to_ns(t0()));
             kapi::schedule_hrtimeout(&at, kapi::HRTIMER_MODE_ABS);
             constexpr std::size_t chunk = 1024;
             for (std::size_t i = 0; i < text.size(); i += chunk) {
@@ -450,7 +450,7 @@ run_result run_tty_paste(const run_request& rq) {
         const bool at_rise = p.hog_sync == "rx_irq";
         const unsigned trigger = rx_trigger_entries(p);
         cpu::task* hog_task = &soc.kernel.cpu(p.hog_cpu_or_irq_cpu()).create_task("hog", [&, at_rise] {
-            const double period_ns = p.hog_period_us * 1e3, t0_ns = t0().to_seconds() * 1e9;
+            const double period_ns = p.hog_period_us * 1e3, t0_ns = to_ns(t0());
             for (std::uint64_t k = 0;; ++k) {
                 kapi::ktime_t due = static_cast<kapi::ktime_t>(t0_ns + static_cast<double>(k) * period_ns);
                 kapi::schedule_hrtimeout(&due, kapi::HRTIMER_MODE_ABS);
@@ -469,7 +469,7 @@ run_result run_tty_paste(const run_request& rq) {
                 win.end = cpu::core::current().local_time();
                 windows.push_back(win);
                 // The next period whose start is still ahead.
-                const double started = (win.start.to_seconds() * 1e9 - t0_ns) / period_ns;
+                const double started = (to_ns(win.start) - t0_ns) / period_ns;
                 k = std::max<std::uint64_t>(k, static_cast<std::uint64_t>(started));
             }
         });
