@@ -410,6 +410,74 @@ struct line_format {
     }
 };
 
+// What the traffic of both UARTs shares (derived_t: the UART's traffic, CRTP, with bit_ps() and
+// generate(), which queues the next operations; op_t: its operation, with the kinds access, rx_burst,
+// modem and reset_pulse). The stream is deterministic: the same seed gives the same operations whatever
+// the UART answers, so that twin runs see identical traffic.
+template <class derived_t, class op_t> class traffic_base {
+public:
+    explicit traffic_base(std::uint64_t seed)
+        : r(seed) {}
+    op_t next() {
+        while (m_q.empty())
+            static_cast<derived_t&>(*this).generate();
+        op_t o = m_q.front();
+        m_q.pop_front();
+        return o;
+    }
+    fuzz::rng r;
+
+protected:
+    // The time before an operation: none, up to 1, 10, 60 or 400 bit times (5:5:5:4:1).
+    std::uint64_t gap() {
+        const std::uint64_t bit = static_cast<derived_t&>(*this).bit_ps();
+        const unsigned k = static_cast<unsigned>(r.pick(20));
+        if (k < 5) return 0;
+        if (k < 10) return r.pick(bit);
+        if (k < 15) return r.pick(10 * bit);
+        if (k < 19) return r.pick(60 * bit);
+        return r.pick(400 * bit);
+    }
+    // An operation after a gap, from the previous one's completion mostly, on the grid at times.
+    op_t base() {
+        op_t o;
+        o.gap_ps = gap();
+        o.after_completion = r.chance(70);
+        o.on_grid = r.chance(20);
+        return o;
+    }
+    void push(typename op_t::kind_t kind) {
+        op_t o = base();
+        o.kind = kind;
+        m_q.push_back(o);
+    }
+    // A well-formed register read as a debug read (no byte enables, promise or annotation).
+    static typename op_t::req_t as_debug_read(op_t reg_read) {
+        reg_read.req.debug = true;
+        reg_read.req.has_be = false;
+        reg_read.req.promise = false;
+        reg_read.req.annotate_ps = 0;
+        return reg_read.req;
+    }
+    // A reset pulse of 1 to 40 clock periods, then the access make_first() returns, issued a little
+    // after the pulse's end (counted from its start, not after a completion, off the grid, applied now).
+    template <class make_t> void push_reset_pulse(std::uint64_t period_ps, make_t make_first) {
+        op_t o = base();
+        o.kind = op_t::reset_pulse;
+        o.length_ps = period_ps * r.range(1, 40) + r.pick(period_ps);
+        m_q.push_back(o);
+        op_t first = make_first();
+        first.gap_ps = o.length_ps + r.pick(4 * period_ps);
+        first.after_completion = false;
+        first.on_grid = false;
+        first.req.annotate_ps = 0;
+        m_q.push_back(first);
+    }
+
+    std::deque<op_t> m_q;
+    unsigned m_reconfigure_in = 0; // operations until the set-up is written again (0: none planned)
+};
+
 // The parts of a fuzz bench that do not depend on the UART: its input lines, driven from a schedule by
 // the first initiator's thread (so that it knows what changed when), time steps that let the UART's
 // reaction settle, and the grid of times the second initiator uses.

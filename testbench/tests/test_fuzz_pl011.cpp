@@ -160,6 +160,7 @@ enum pin_id : unsigned { p_rxd, p_ncts, p_ndsr, p_ndcd, p_nri, p_nreset, p_txdma
 static_assert(p_nreset == 5, "pins 0 to 5 are the ones rig_core::line_pins() makes and bind_lines() binds");
 
 struct op {
+    using req_t = bus_req;
     enum kind_t { access, rx_burst, modem, dma_clear, reset_pulse } kind = access;
     std::uint64_t gap_ps = 0; // from the previous access's issue, or its completion
     bool after_completion = true;
@@ -168,13 +169,12 @@ struct op {
     std::uint64_t length_ps = 0; // reset pulse
 };
 
-// A deterministic stream of operations: the same seed gives the same stream whatever the UART answers,
-// so that twin runs see identical traffic. It keeps the UART mostly configured sanely (plausible
+// The stream of operations (traffic_base): it keeps the UART mostly configured sanely (plausible
 // divisors, enabled) so that the traffic exercises transmission, reception and interrupts.
-class traffic {
+class traffic : public traffic_base<traffic, op> {
 public:
     traffic(std::uint64_t seed, std::uint64_t uartclk, std::uint64_t max_baud_div)
-        : r(seed)
+        : traffic_base(seed)
         , m_clk(uartclk)
         , m_max_div(max_baud_div) {
         reconfigure();
@@ -186,51 +186,8 @@ public:
     }
     std::uint32_t lcr_h() const { return m_lcr_h; }
 
-    op next() {
-        while (m_q.empty())
-            generate();
-        op o = m_q.front();
-        m_q.pop_front();
-        return o;
-    }
-
-    fuzz::rng r;
-
 private:
-    std::uint64_t gap() {
-        const std::uint64_t bit = bit_ps();
-        switch (r.pick(20)) {
-        case 0:
-        case 1:
-        case 2:
-        case 3:
-        case 4:
-            return 0;
-        case 5:
-        case 6:
-        case 7:
-        case 8:
-        case 9:
-            return r.pick(bit);
-        case 10:
-        case 11:
-        case 12:
-        case 13:
-        case 14:
-            return r.pick(10 * bit);
-        case 19:
-            return r.pick(400 * bit);
-        default:
-            return r.pick(60 * bit);
-        }
-    }
-    op base() {
-        op o;
-        o.gap_ps = gap();
-        o.after_completion = r.chance(70);
-        o.on_grid = r.chance(20);
-        return o;
-    }
+    friend traffic_base;
     void put32(bus_req& q, std::uint32_t v) {
         for (unsigned i = 0; i < 4; ++i)
             q.data[i] = static_cast<unsigned char>(v >> (8 * i));
@@ -427,37 +384,18 @@ private:
             if (r.chance(60)) {
                 o.req = chaos(true);
             } else { // a well-formed debug read of a register
-                o.req = reg_access(false, map[r.pick(22)].off, 0).req;
-                o.req.debug = true;
-                o.req.has_be = false;
-                o.req.promise = false;
-                o.req.annotate_ps = 0;
+                o.req = as_debug_read(reg_access(false, map[r.pick(22)].off, 0));
             }
             m_q.push_back(o);
         } else if (k < 935) {
-            op o = base();
-            o.kind = op::rx_burst;
-            m_q.push_back(o);
+            push(op::rx_burst);
         } else if (k < 955) {
-            op o = base();
-            o.kind = op::modem;
-            m_q.push_back(o);
+            push(op::modem);
         } else if (k < 965) {
-            op o = base();
-            o.kind = op::dma_clear;
-            m_q.push_back(o);
+            push(op::dma_clear);
         } else if (k < 966) {
-            op o = base();
-            o.kind = op::reset_pulse;
-            o.length_ps = period_ps() * r.range(1, 40) + r.pick(period_ps());
-            m_q.push_back(o);
-            // After the reset, set the UART up again (the first access after the pulse).
-            op first = reg_access(false, reg::FR, 0);
-            first.gap_ps = o.length_ps + r.pick(4 * period_ps());
-            first.after_completion = false;
-            first.on_grid = false;
-            first.req.annotate_ps = 0;
-            m_q.push_back(first);
+            // After the reset, set the UART up again (after the pulse's first access).
+            push_reset_pulse(period_ps(), [&] { return reg_access(false, reg::FR, 0); });
             reconfigure();
         } else {
             op o = base();
@@ -470,8 +408,6 @@ private:
     cycle_clock m_clk;
     std::uint64_t m_max_div;
     std::uint32_t m_ibrd = 13, m_fbrd = 1, m_lcr_h = 0x70;
-    unsigned m_reconfigure_in = 0;
-    std::deque<op> m_q;
 };
 
 // ---- one PL011 with two initiators, the stimulus and the checks

@@ -86,6 +86,7 @@ const char* reg_name(unsigned idx, bool dlab) {
 // ---- the traffic
 
 struct op {
+    using req_t = bus_req;
     enum kind_t { access, rx_burst, modem, reset_pulse } kind = access;
     std::uint64_t gap_ps = 0;
     bool after_completion = true;
@@ -94,12 +95,12 @@ struct op {
     std::uint64_t length_ps = 0;
 };
 
-// A deterministic stream of operations (the same whatever the UART answers), keeping the UART mostly
-// set up sanely: plausible divisors, FIFOs on mostly, interrupts enabled, OUT2 set.
-class traffic {
+// The stream of operations (traffic_base), keeping the UART mostly set up sanely: plausible divisors,
+// FIFOs on mostly, interrupts enabled, OUT2 set.
+class traffic : public traffic_base<traffic, op> {
 public:
     traffic(std::uint64_t seed, const uart16550_config& cfg, std::vector<unsigned> divisors)
-        : r(seed)
+        : traffic_base(seed)
         , m_cfg(cfg)
         , m_clk(cfg.clock_hz)
         , m_divisors(std::move(divisors)) {
@@ -111,32 +112,9 @@ public:
     std::uint64_t period_ps() const { return m_clk.time_of(1).value(); }
     std::uint64_t bit_ps() const { return 16 * m_divisor * m_clk.time_of(1000).value() / 1000; }
     std::uint8_t lcr() const { return m_lcr; }
-    op next() {
-        while (m_q.empty())
-            generate();
-        op o = m_q.front();
-        m_q.pop_front();
-        return o;
-    }
-    fuzz::rng r;
 
 private:
-    std::uint64_t gap() {
-        const std::uint64_t bit = bit_ps();
-        const unsigned k = static_cast<unsigned>(r.pick(20));
-        if (k < 5) return 0;
-        if (k < 10) return r.pick(bit);
-        if (k < 15) return r.pick(10 * bit);
-        if (k < 19) return r.pick(60 * bit);
-        return r.pick(400 * bit);
-    }
-    op base() {
-        op o;
-        o.gap_ps = gap();
-        o.after_completion = r.chance(70);
-        o.on_grid = r.chance(20);
-        return o;
-    }
+    friend traffic_base;
     std::uint64_t offset(unsigned idx) const { return std::uint64_t{idx} << m_cfg.reg_shift; }
     op reg_access(bool write, unsigned idx, std::uint8_t value) {
         op o = base();
@@ -309,32 +287,15 @@ private:
             if (r.chance(60)) {
                 o.req = chaos(true);
             } else {
-                o.req = reg_access(false, static_cast<unsigned>(r.pick(8)), 0).req;
-                o.req.debug = true;
-                o.req.has_be = false;
-                o.req.promise = false;
-                o.req.annotate_ps = 0;
+                o.req = as_debug_read(reg_access(false, static_cast<unsigned>(r.pick(8)), 0));
             }
             m_q.push_back(o);
         } else if (k < 950) {
-            op o = base();
-            o.kind = op::rx_burst;
-            m_q.push_back(o);
+            push(op::rx_burst);
         } else if (k < 975) {
-            op o = base();
-            o.kind = op::modem;
-            m_q.push_back(o);
+            push(op::modem);
         } else if (k < 976) {
-            op o = base();
-            o.kind = op::reset_pulse;
-            o.length_ps = period_ps() * r.range(1, 40) + r.pick(period_ps());
-            m_q.push_back(o);
-            op first = reg_access(false, LSR, 0);
-            first.gap_ps = o.length_ps + r.pick(4 * period_ps());
-            first.after_completion = false;
-            first.on_grid = false;
-            first.req.annotate_ps = 0;
-            m_q.push_back(first);
+            push_reset_pulse(period_ps(), [&] { return reg_access(false, LSR, 0); });
             reconfigure();
             m_q.push_back(reg_write(FCR, 0xC7));
             m_q.push_back(reg_write(MCR, MCR_OUT2 | MCR_RTS | MCR_DTR));
@@ -352,8 +313,6 @@ private:
     std::vector<unsigned> m_divisors;
     unsigned m_divisor = 1;
     std::uint8_t m_lcr = LCR_8N1;
-    unsigned m_reconfigure_in = 0;
-    std::deque<op> m_q;
 };
 
 // ---- one 16550 with two initiators, the stimulus and the checks
