@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -12,6 +13,19 @@
 using namespace uartvp::test;
 
 namespace {
+
+// A test's name from its parameters: joined by '_', anything but letters and digits as '_'.
+struct params_name {
+    template <class params_t> std::string operator()(const ::testing::TestParamInfo<params_t>& info) const {
+        std::string n;
+        bool first = true;
+        std::apply([&](const auto&... p) { ((n += first ? "" : "_", n += p, first = false), ...); },
+                   info.param);
+        for (char& c : n)
+            if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+        return n;
+    }
+};
 
 // Drops what may differ between modes: host figures and the mode itself.
 nlohmann::json simulated(nlohmann::json j) {
@@ -111,13 +125,7 @@ TEST_P(EarlyconModes, FastGivesTheSameResultsAsReference) {
 INSTANTIATE_TEST_SUITE_P(AllVariantsAndProfiles, EarlyconModes,
                          ::testing::Combine(::testing::ValuesIn(earlycon_variants),
                                             ::testing::ValuesIn(earlycon_profiles)),
-                         [](const auto& info) {
-                             std::string n =
-                                 std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param);
-                             for (char& c : n)
-                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                             return n;
-                         });
+                         params_name());
 
 TEST(EarlyconModes, FastGivesTheSameResultsAsReference_ResetAfterWrite7E2At57600) {
     check_modes(
@@ -136,13 +144,7 @@ TEST_P(ConsoleModes, FastGivesTheSameResultsAsReference) {
 INSTANTIATE_TEST_SUITE_P(AllVariantsAndProfiles, ConsoleModes,
                          ::testing::Combine(::testing::ValuesIn(console_variants),
                                             ::testing::ValuesIn(console_profiles)),
-                         [](const auto& info) {
-                             std::string n =
-                                 std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param);
-                             for (char& c : n)
-                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                             return n;
-                         });
+                         params_name());
 
 // Reads cheaper than one UARTCLK period end at the UART's edge, not by their cost: fast mode must not
 // count them in advance.
@@ -173,13 +175,7 @@ INSTANTIATE_TEST_SUITE_P(AllVariantsAndProfiles, TtyModes,
                          ::testing::Combine(::testing::ValuesIn(tty_variants),
                                             ::testing::ValuesIn(tty_profiles),
                                             ::testing::ValuesIn(tty_setups)),
-                         [](const auto& info) {
-                             std::string n = std::string(std::get<0>(info.param)) + "_" +
-                                             std::get<1>(info.param) + "_" + std::get<2>(info.param);
-                             for (char& c : n)
-                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                             return n;
-                         });
+                         params_name());
 
 // boot-console on a reduced boot: the log's records replayed or printed by the kthread under CTS flow
 // control, the IPI at 413.5 ms during the replay, four cores.
@@ -201,13 +197,7 @@ TEST_P(BootModes, FastGivesTheSameResultsAsReference) {
 INSTANTIATE_TEST_SUITE_P(AllVariantsAndProfiles, BootModes,
                          ::testing::Combine(::testing::ValuesIn(boot_variants),
                                             ::testing::ValuesIn(boot_profiles)),
-                         [](const auto& info) {
-                             std::string n =
-                                 std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param);
-                             for (char& c : n)
-                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                             return n;
-                         });
+                         params_name());
 
 // hvc-paste: kopald or the virtqueue's interrupt, khvcd and the reader on two cores, on one core, and
 // under stress: a paste that overflows OPAL's buffer, a 5 MB/s source on virtio.
@@ -229,10 +219,4 @@ INSTANTIATE_TEST_SUITE_P(AllVariantsAndProfiles, HvcModes,
                          ::testing::Combine(::testing::ValuesIn(hvc_variants),
                                             ::testing::ValuesIn(hvc_profiles),
                                             ::testing::ValuesIn(hvc_setups)),
-                         [](const auto& info) {
-                             std::string n = std::string(std::get<0>(info.param)) + "_" +
-                                             std::get<1>(info.param) + "_" + std::get<2>(info.param);
-                             for (char& c : n)
-                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                             return n;
-                         });
+                         params_name());
