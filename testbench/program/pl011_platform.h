@@ -25,8 +25,14 @@ public:
     line_monitor monitor;
     scoreboard sb;
 
-    // `rtl_vcd`: where the UART writes a full RTL trace, if anywhere.
-    pl011_platform(const sc_core::sc_module_name& name, const params& p, const std::string& rtl_vcd = "");
+    // `rtl_vcd`: where the UART writes a full RTL trace, if anywhere. `pins`: the line monitor decodes
+    // the TXD pin, driven edge by edge (waves record it); else, in fast mode, the UART reports its
+    // characters to the monitor and drives no TXD edge (UARTVP_LINE=pins in the environment forces
+    // the pin).
+    pl011_platform(const sc_core::sc_module_name& name, const params& p, const std::string& rtl_vcd = "",
+                   bool pins = false);
+    // Whether the monitor takes the UART's characters rather than the TXD pin.
+    bool line_as_characters() const { return m_chars; }
 
     // Asserts the UART's reset now (a reboot); a frame on the line at that moment is cut off and lost.
     void reset_uart();
@@ -44,6 +50,7 @@ private:
     void track();
     void supervise();
     params m_p;
+    bool m_chars;
     unsigned m_tx_fifo_max = 0;
     sc_core::sc_time m_line_idle;
     std::optional<sc_core::sc_time> m_reset_at;
