@@ -20,10 +20,11 @@ cpu::timing_profile make_timing(const params& p) {
     return t;
 }
 
-// The line as characters where nothing reads the TXD pin edge by edge: fast mode without waves.
-static bool chars_wanted(const params& p, bool pins) {
+// The line as characters in fast mode (unless UARTVP_LINE=pins): the monitor decodes the reported
+// characters; TXD is driven edge by edge only where waves record it (`pins`).
+static bool chars_wanted(const params& p) {
     const char* line = std::getenv("UARTVP_LINE");
-    return !pins && !p.reference && !(line && std::string(line) == "pins");
+    return !p.reference && !(line && std::string(line) == "pins");
 }
 
 static pl011_config uart_config(const params& p, const std::string& rtl_vcd, bool chars) {
@@ -44,10 +45,10 @@ pl011_platform::pl011_platform(const sc_module_name& name, const params& p, cons
     , kernel("kernel", p.cores, make_timing(p))
     , cpu0(kernel.cpu(0))
     , bus("bus")
-    , uart("uart0", uart_config(p, rtl_vcd, chars_wanted(p, pins)))
+    , uart("uart0", uart_config(p, rtl_vcd, chars_wanted(p) && !pins))
     , monitor("console", static_cast<double>(p.baud), p.frame)
     , m_p(p)
-    , m_chars(chars_wanted(p, pins)) {
+    , m_chars(chars_wanted(p)) {
     if (m_chars) {
         uart.report_line(monitor);
         monitor.take_characters(true);

@@ -25,10 +25,9 @@ public:
     line_monitor monitor;
     scoreboard sb;
 
-    // `rtl_vcd`: where the UART writes a full RTL trace, if anywhere. `pins`: the line monitor decodes
-    // the TXD pin, driven edge by edge (waves record it); else, in fast mode, the UART reports its
-    // characters to the monitor and drives no TXD edge (UARTVP_LINE=pins in the environment forces
-    // the pin).
+    // `rtl_vcd`: where the UART writes a full RTL trace, if anywhere. In fast mode the UART reports its
+    // characters and the monitor decodes them (UARTVP_LINE=pins in the environment: the TXD pin
+    // instead); `pins`: TXD is still driven edge by edge (waves record it), else only between characters.
     pl011_platform(const sc_core::sc_module_name& name, const params& p, const std::string& rtl_vcd = "",
                    bool pins = false);
     // Whether the monitor takes the UART's characters rather than the TXD pin.
