@@ -1,6 +1,7 @@
 // Fast mode against reference mode: every scenario, variant and profile on a short workload gives the
 // same results, every simulated figure (only wall-clock and host figures may differ).
 #include <cctype>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <sstream>
@@ -131,6 +132,48 @@ TEST(EarlyconModes, FastGivesTheSameResultsAsReference_ResetAfterWrite7E2At57600
     check_modes(
         "earlycon-pl011", "v1", "hw",
         "--payload-bytes 900 --set reset_after_write=1 --set frame=7E2 --set baud=57600 --expect-loss");
+}
+
+// Fast mode takes the PL011's line as characters (no TXD edge driven; the monitor decodes the reported
+// characters); UARTVP_LINE=pins makes it decode the pin, driven edge by edge. Both give the same
+// results, every simulated figure and the transactions too, also where a reset cuts a frame.
+void check_line_both_ways(const std::string& args) {
+    const nlohmann::json chars = run_json("earlycon-pl011", args);
+    setenv("UARTVP_LINE", "pins", 1);
+    const nlohmann::json pins = run_json("earlycon-pl011", args);
+    unsetenv("UARTVP_LINE");
+    ASSERT_FALSE(chars.is_null());
+    EXPECT_EQ(simulated(chars), simulated(pins)) << args;
+    EXPECT_EQ(chars["transactions"], pins["transactions"]) << args;
+    // The point of it: the PL011 wakes per character, not per TXD edge.
+    EXPECT_LT(chars["host"]["uart_wakes"].get<double>() * 2, pins["host"]["uart_wakes"].get<double>());
+}
+
+TEST(EarlyconModes, LineAsCharactersGivesTheSameResultsAsThePin) {
+    for (const char* v : {"v0", "v1", "console"})
+        check_line_both_ways(std::string("--variant ") + v + " --profile hw --payload-bytes 1500");
+    check_line_both_ways("--variant v1 --profile hw --payload-bytes 900 --set reset_after_write=1 --set "
+                         "frame=7E2 --set baud=57600 --expect-loss");
+}
+
+// With --vcd the PL011 still drives TXD edge by edge while the monitor takes the reported characters:
+// NAME.vcd and NAME.lines.vcd byte for byte those of a run that decodes the pin.
+TEST(EarlyconModes, WavesWithTheLineAsCharactersAreThoseOfThePin) {
+    const std::string dir = make_tmpdir();
+    const std::string args = "run earlycon-pl011 --variant v1 --profile hw --payload-bytes 1500 --set "
+                             "reset_after_write=1 --expect-loss --vcd ";
+    const result chars = run_uartvp(args + dir + "/chars.vcd");
+    setenv("UARTVP_LINE", "pins", 1);
+    const result pins = run_uartvp(args + dir + "/pins.vcd");
+    unsetenv("UARTVP_LINE");
+    ASSERT_EQ(chars.code, 0) << chars.err;
+    ASSERT_EQ(pins.code, 0) << pins.err;
+    for (const char* f : {".vcd", ".lines.vcd"}) {
+        const std::string a = slurp(dir + "/chars" + f), b = slurp(dir + "/pins" + f);
+        EXPECT_GT(a.size(), 1000u) << f;
+        EXPECT_TRUE(a == b) << f << " differs between the line as characters and the pin";
+    }
+    remove_dir(dir);
 }
 
 class ConsoleModes : public ::testing::TestWithParam<std::tuple<const char*, const char*>> {};
