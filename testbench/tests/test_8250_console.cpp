@@ -10,8 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 #include <uartvp/cpu/kernel.h>
 #include <uartvp/cpu/machine.h>
 #include <uartvp/line_monitor.h>
@@ -33,7 +33,7 @@ constexpr unsigned aux_mu_baud = 270; // 250 MHz / (8 x 271) = 115,313 baud
 constexpr double mini_baud = 250e6 / (8.0 * (aux_mu_baud + 1));
 
 struct tap : sc_module {
-    tlm_utils::simple_target_socket<tap, 32> target{"target"};
+    tlm_utils::multi_passthrough_target_socket<tap, 32> target{"target"}; // one binding per core
     tlm_utils::simple_initiator_socket<tap, 32> initiator{"initiator"};
     struct access {
         unsigned reg; // register index (offset >> regshift)
@@ -47,13 +47,13 @@ struct tap : sc_module {
         target.register_b_transport(this, &tap::b_transport);
         target.register_transport_dbg(this, &tap::transport_dbg);
     }
-    void b_transport(tlm::tlm_generic_payload& tx, sc_time& delay) {
+    void b_transport(int, tlm::tlm_generic_payload& tx, sc_time& delay) {
         initiator->b_transport(tx, delay);
         std::uint32_t v = 0;
         std::memcpy(&v, tx.get_data_ptr(), std::min(4u, tx.get_data_length()));
         log.push_back({static_cast<unsigned>((tx.get_address() - uart_base) >> shift), tx.is_write(), v});
     }
-    unsigned transport_dbg(tlm::tlm_generic_payload& tx) { return initiator->transport_dbg(tx); }
+    unsigned transport_dbg(int, tlm::tlm_generic_payload& tx) { return initiator->transport_dbg(tx); }
 };
 
 cpu::timing_profile timing() {
@@ -88,13 +88,15 @@ struct bench : sc_module {
     sc_signal<bool> txd{"txd", true}, irq{"irq", false}, rxd{"rxd", true}, ncts{"ncts", true};
     line_monitor monitor;
     std::string text;
-    bench(const uart16550_config& cfg, double baud)
+    bench(const uart16550_config& cfg, double baud, unsigned cores = 1)
         : sc_module("bench")
-        , kernel("kernel", 1, timing())
+        , kernel("kernel", cores, timing())
         , uart("uart", cfg)
         , monitor("monitor", baud, serial_format{}) {
-        kernel.cpu(0).set_collapse_polls(false);
-        kernel.cpu(0).bus.bind(probe.target);
+        for (auto& c : kernel.cores) {
+            c->set_collapse_polls(false);
+            c->bus.bind(probe.target);
+        }
         probe.initiator.bind(bus.target);
         bus.map(uart.bus, uart_base, uart.map_size(), "uart");
         uart.txd(txd);
@@ -378,4 +380,73 @@ TEST(Sw8250Console, LegacyConsoleOnTheMiniUartKeepsThePerCharacterPath) {
     EXPECT_EQ(count(log, sw::UART_TX, true), long_record.size() + 1);
     EXPECT_TRUE(irqs_off_inside) << "the port lock is taken with IRQs saved for the record (~6 ms)";
     EXPECT_EQ(b.text.size(), long_record.size() + 1);
+}
+
+// A friendly takeover between two bytes: an EMERGENCY context on CPU1 asks for the console while the
+// printer kthread's write_thread on CPU0 prints a record; the writer hands over at its next takeover
+// point, the other prints its record (saving and restoring the IER it finds: 0), and the writer
+// reacquires the console, without its record, only to restore the IER it saved.
+TEST(Sw8250Console, FriendlyTakeoverBetweenBytesThenTheWriterReacquiresToRestoreIer) {
+    UARTVP_SIM_TEST();
+    bench b(mini_config(), mini_baud, 2);
+    static sw::uart_8250_port up;
+    static sw::serial8250_console_port cp;
+    static sw::console co;
+    up = mini_port();
+    cp = sw::serial8250_console_port{};
+    cp.up = &up;
+    co = sw::console{};
+    sw::printk_init(sw::printk_config{});
+    sw::serial8250_console_init(co, cp, 0, true);
+    bool writer_owner_after = false, emergency_acquired = false;
+    b.kernel.cpu(0).create_task("pr/ttyS0", [&] {
+        program(up, aux_mu_baud, 0x05);
+        kapi::irqflags flags;
+        co.device_lock(co, flags);
+        sw::nbcon_write_context w;
+        w.ctxt.con = &co;
+        w.ctxt.prio = sw::nbcon_prio::normal;
+        ASSERT_TRUE(sw::nbcon_context_try_acquire(w.ctxt));
+        w.outbuf = long_record;
+        co.write_thread(co, w);
+        writer_owner_after = sw::nbcon_can_proceed(w);
+        sw::nbcon_context_release(w.ctxt);
+        co.device_unlock(co, flags);
+    });
+    b.kernel.cpu(1).create_task("emergency", [&] {
+        kapi::udelay(2000); // a third into the record
+        kapi::irqflags flags;
+        kapi::local_irq_save(flags);
+        sw::nbcon_write_context w;
+        w.ctxt.con = &co;
+        w.ctxt.prio = sw::nbcon_prio::emergency;
+        w.ctxt.spinwait_max_us = 10000;
+        emergency_acquired = sw::nbcon_context_try_acquire(w.ctxt);
+        if (emergency_acquired) {
+            w.outbuf = "EMERG\n";
+            co.write_atomic(co, w);
+            sw::nbcon_context_release(w.ctxt);
+        }
+        kapi::local_irq_restore(flags);
+    });
+    sc_start(sc_time(20, SC_MS));
+    ASSERT_TRUE(emergency_acquired) << "handed over at a takeover point";
+    EXPECT_EQ(co.ownership_lost, 1u);
+    EXPECT_TRUE(writer_owner_after) << "the writer owns the console again";
+    const std::string tail = "EMERG\r\n";
+    ASSERT_GT(b.text.size(), tail.size());
+    EXPECT_EQ(b.text.substr(b.text.size() - tail.size()), tail) << b.text;
+    const std::string head = b.text.substr(0, b.text.size() - tail.size());
+    EXPECT_GT(head.size(), 10u);
+    EXPECT_LT(head.size(), long_record.size()) << "the writer's record was cut, not resumed";
+    EXPECT_EQ(long_record.compare(0, head.size(), head), 0) << head;
+    // IER writes in order: the writer's clear, the emergency's clear and its restore of the 0 it found,
+    // the writer's restore of 0x05 last.
+    std::vector<std::uint32_t> ier_writes;
+    for (const tap::access& a : b.probe.log)
+        if (a.reg == sw::UART_IER && a.write) ier_writes.push_back(a.value);
+    ASSERT_GE(ier_writes.size(), 4u);
+    EXPECT_EQ(ier_writes.back(), 0x05u);
+    EXPECT_EQ(std::vector<std::uint32_t>(ier_writes.end() - 4, ier_writes.end()),
+              (std::vector<std::uint32_t>{0, 0, 0, 0x05}));
 }
