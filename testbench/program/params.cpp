@@ -47,7 +47,7 @@ const std::map<std::string, std::string>& params::keys() {
         {"uartclk_hz", "UART reference clock in Hz"},
         {"baud", "baud rate"},
         {"frame", "frame format: data bits, parity N/E/O/M/S, stop bits (8N1, 7E1, 8N2, ...)"},
-        {"fifo_depth", "FIFO depth: PL011 16 or 32; 16550 16"},
+        {"fifo_depth", "FIFO depth: PL011 16 or 32; 16550 16; BCM2835 mini UART 8"},
         {"uart_base", "UART base address (decimal or 0x...; an I/O port number on port-I/O profiles)"},
         {"reset_after_write", "assert the UART's reset right after the last write returns (0/1)"},
         {"reg_shift", "16550: register i at uart_base + (i << reg_shift): 0, 1 or 2 (MMIO only)"},
@@ -64,9 +64,9 @@ const std::map<std::string, std::string>& params::keys() {
          "tty-paste: RX FIFO trigger level, PL011 1/8 1/4 1/2 3/4 7/8 (default 1/2), 16550 1 4 8 "
          "14 (default 8)"},
         {"ipi_at_ms", "boot-console: ms from boot start at which a kworker on CPU0 sends kick_all_cpus_sync "
-                      "(a synchronous IPI; default 413.5; -1: none)"},
+                      "(a synchronous IPI; default 413.5 on grace, -1 on rpi3b; -1: none)"},
         {"bmc_char_ns", "boot-console: ns per character the BMC behind the UART accepts, by CTS flow control "
-                        "(default 177800, fitted to seed 001; 0: CTS always asserted)"},
+                        "(grace only; default 177800, fitted to seed 001; 0: CTS always asserted)"},
         {"csd_lock_timeout_ms", "boot-console: ms a CSD lock waiter spins before csdlock_debug reports it "
                                 "(default 5000; 0: no reports)"},
         {"hz",
