@@ -1,5 +1,7 @@
 // boot-console through the program, profile grace: the figures of seed 001 the model is held to
 // (calibrated, fitted, predicted: see the README's table) and what tells each variant apart; its keys.
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "program_runner.h"
@@ -222,6 +224,21 @@ TEST(ProgramBootRpi, ConsoleInitcallHasNoMeaningHere) {
     for (const char* h : {"seed probe s", "seed init s", "8.090191", "1.096505"})
         EXPECT_NE(r.out.find(h), std::string::npos) << h;
     expect_usage_error("compare boot-console --profile rpi3b --variants console-initcall",
+                       "console-initcall");
+    // A sweep over every variant leaves it out; named, it is refused.
+    char tmpl[] = "/tmp/uartvp-sweep-XXXXXX";
+    close(mkstemp(tmpl));
+    const result sw = run_uartvp(
+        std::string("sweep boot-console --profile rpi3b --payload-bytes 3000 --quiet --json ") + tmpl);
+    EXPECT_EQ(sw.code, 0) << sw.err;
+    std::ifstream in(tmpl);
+    std::vector<std::string> variants;
+    for (std::string line; std::getline(in, line);)
+        variants.push_back(nlohmann::json::parse(line)["variant"].get<std::string>());
+    std::remove(tmpl);
+    EXPECT_EQ(variants, (std::vector<std::string>{"nbcon-atomic", "legacy", "pending-start", "kthread-first",
+                                                  "merged"}));
+    expect_usage_error("sweep boot-console --profile rpi3b --variants console-initcall --payload-bytes 3000",
                        "console-initcall");
 }
 
