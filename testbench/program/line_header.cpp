@@ -24,6 +24,11 @@ std::string line_header(const nlohmann::json& p) {
         divisor = ibrd + fbrd / 64.0;
         clock = "UARTCLK " + hz_text(clk);
         div = fmt::format("IBRD {} FBRD {} (divisor {})", ibrd, fbrd, divisor);
+    } else if (p.contains("aux_mu_baud")) { // BCM2835 mini UART: core clock / (8 * (AUX_MU_BAUD + 1))
+        const unsigned d = p["aux_mu_baud"].get<unsigned>();
+        divisor = (d + 1) / 2.0; // as a 16x divisor
+        clock = "core clock " + hz_text(clk);
+        div = fmt::format("AUX_MU_BAUD {}", d);
     } else if (p.contains("divisor")) { // 16550: XIN / (16 * divisor)
         divisor = p["divisor"].get<double>();
         clock = "XIN " + hz_text(clk);

@@ -189,6 +189,9 @@ run_request make_request(const run_options& o, bool need_variant) {
     if (!prof)
         throw usage_error("unknown profile '" + shown(rq.profile) + "' of " + s->name +
                           " (see 'uartvp list')");
+    if (need_variant && s->variant_refusal)
+        if (auto why = s->variant_refusal(rq.variant, rq.profile))
+            throw usage_error(rq.variant + " on profile " + rq.profile + ": " + *why);
     prof->apply(rq.p);
     std::set<std::string> given;
     for (const std::string& kv : o.sets) {
@@ -325,6 +328,21 @@ int cmd_compare(const run_options& o, const std::string& self) {
     if (names.empty())
         for (const named& v : s.variants)
             names.push_back(v.name);
+    // Variants without a meaning on this profile: not run, one line each after the table.
+    std::string skipped;
+    if (s.variant_refusal) {
+        const std::string profile = o.profile.empty() ? s.default_profile : o.profile;
+        std::vector<std::string> kept;
+        for (const std::string& v : names)
+            if (auto why = s.variant_refusal(v, profile))
+                skipped += "skipped " + v + ": " + *why + "\n";
+            else
+                kept.push_back(v);
+        if (kept.empty())
+            throw usage_error("--variants: none has a meaning on profile " + profile + " (" +
+                              skipped.substr(0, skipped.size() - 1) + ")");
+        names = kept;
+    }
     json_output json(o.json);
     // With --json - standard output carries the JSON alone.
     std::FILE* text = json.to_stdout() ? stderr : stdout;
@@ -444,6 +462,7 @@ int cmd_compare(const run_options& o, const std::string& self) {
                 k0 > 0 ? w.r.value("throughput_kbps", 0.0) / k0 : 0.0);
     }
     // What the rows did not show yet (all of it, should the table have changed above them).
+    table += skipped;
     if (table.compare(0, printed.size(), printed) == 0)
         emit(text, table.substr(printed.size()));
     else

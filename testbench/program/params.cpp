@@ -47,7 +47,7 @@ const std::map<std::string, std::string>& params::keys() {
         {"uartclk_hz", "UART reference clock in Hz"},
         {"baud", "baud rate"},
         {"frame", "frame format: data bits, parity N/E/O/M/S, stop bits (8N1, 7E1, 8N2, ...)"},
-        {"fifo_depth", "FIFO depth: PL011 16 or 32; 16550 16"},
+        {"fifo_depth", "FIFO depth: PL011 16 or 32; 16550 16; BCM2835 mini UART 8"},
         {"uart_base", "UART base address (decimal or 0x...; an I/O port number on port-I/O profiles)"},
         {"reset_after_write", "assert the UART's reset right after the last write returns (0/1)"},
         {"reg_shift", "16550: register i at uart_base + (i << reg_shift): 0, 1 or 2 (MMIO only)"},
@@ -64,9 +64,9 @@ const std::map<std::string, std::string>& params::keys() {
          "tty-paste: RX FIFO trigger level, PL011 1/8 1/4 1/2 3/4 7/8 (default 1/2), 16550 1 4 8 "
          "14 (default 8)"},
         {"ipi_at_ms", "boot-console: ms from boot start at which a kworker on CPU0 sends kick_all_cpus_sync "
-                      "(a synchronous IPI; default 413.5; -1: none)"},
+                      "(a synchronous IPI; default 413.5 on grace, -1 on rpi3b; -1: none)"},
         {"bmc_char_ns", "boot-console: ns per character the BMC behind the UART accepts, by CTS flow control "
-                        "(default 177800, fitted to seed 001; 0: CTS always asserted)"},
+                        "(grace only; default 177800, fitted to seed 001; 0: CTS always asserted)"},
         {"csd_lock_timeout_ms", "boot-console: ms a CSD lock waiter spins before csdlock_debug reports it "
                                 "(default 5000; 0: no reports)"},
         {"hz",
@@ -180,6 +180,8 @@ std::optional<std::optional<std::string>> params::set_boot_key(const std::string
         return "--set " + shown(key) + "=" + shown(value) + ": " + what;
     };
     if (!boot) return bad("applies to boot-console only");
+    if (key == "bmc_char_ns" && uart_model == "mini")
+        return bad("applies to profile grace only (no BMC behind the Raspberry Pi's mini UART)");
     const auto v = parse_double(value);
     if (key == "ipi_at_ms") {
         if (!v || (*v < 0 && *v != -1) || *v > 1e6) return bad("expected ms from 0 to 1e6, or -1 (no IPI)");
@@ -226,13 +228,14 @@ std::optional<std::string> params::set(const std::string& key, const std::string
         frame = *f;
     } else if (key == "fifo_depth") {
         if (is_16550 && value != "16") return bad("the 16550 FIFO depth is 16");
+        if (uart_model == "mini" && value != "8") return bad("the mini UART's FIFO depth is 8");
         if (value != "16" && value != "32") return bad("the PL011 FIFO depth is 16 or 32");
         fifo_depth = static_cast<unsigned>(std::stoul(value));
     } else if (key == "uart_base") {
         char* end = nullptr;
         errno = 0;
         const unsigned long long v = std::strtoull(value.c_str(), &end, 0);
-        if (!is_16550 && (value.empty() || errno || *end || v % 0x1000))
+        if (!is_16550 && uart_model != "mini" && (value.empty() || errno || *end || v % 0x1000))
             return bad("expected a 4 KiB-aligned address");
         if (value.empty() || value[0] == '-' || errno || *end) return bad("expected an address");
         uart_base = v; // the 16550's alignment depends on reg_shift: check()
@@ -276,6 +279,10 @@ std::uint64_t uart16550_divisor(std::uint64_t clock, std::uint64_t baud) {
     return static_cast<std::uint64_t>((static_cast<unsigned __int128>(clock) + 8 * baud) / (16 * baud));
 }
 
+std::int64_t mini_uart_baud_reg(std::uint64_t clock, std::uint64_t baud) {
+    return static_cast<std::int64_t>((static_cast<unsigned __int128>(clock) + 4 * baud) / (8 * baud)) - 1;
+}
+
 std::optional<std::string> params::check_tty() const {
     const std::string have =
         " (the machine has " + std::to_string(cores) + (cores == 1 ? " core" : " cores") + ": --set cores=N)";
@@ -297,6 +304,23 @@ std::optional<std::string> params::check() const {
         if (auto err = check_tty()) return err;
     if (boot && cores < 2)
         return "boot-console needs at least 2 cores (the boot task runs on CPU1): --set cores=N";
+    if (uart_model == "mini") {
+        if (cpu_hz > 100'000'000'000ull) return "cpu_hz above 100 GHz is not a CPU";
+        if (cpu_hz < 1'000'000) return "cpu_hz below 1 MHz is not a CPU that prints a boot log";
+        const std::int64_t d = mini_uart_baud_reg(uartclk_hz, baud);
+        const double actual = d >= 0 ? static_cast<double>(uartclk_hz) / (8.0 * (d + 1)) : 0;
+        if (d < 0 || d > 0xFFFF || std::abs(actual - baud) > 0.02 * baud)
+            return "baud " + std::to_string(baud) + " is impossible with uartclk_hz " +
+                   std::to_string(uartclk_hz) +
+                   ": the mini UART needs AUX_MU_BAUD = clock/(8*baud) - 1 from 0 to 65535 within 2%";
+        if ((frame.data_bits != 7 && frame.data_bits != 8) || frame.parity != parity_mode::none ||
+            frame.stop_bits != 1)
+            return "frame " + frame.name() +
+                   ": the BCM2835 mini UART sends 7 or 8 data bits, no parity, 1 stop "
+                   "bit (7N1 or 8N1)";
+        if (uart_base % 32) return "uart_base " + std::to_string(uart_base) + " must be a multiple of 32";
+        return std::nullopt;
+    }
     if (uart_model == "16550") {
         if (cpu_hz > 100'000'000'000ull) return "cpu_hz above 100 GHz is not a CPU";
         if (cpu_hz < 1'000'000) return "cpu_hz below 1 MHz is not a CPU that prints a boot log";
@@ -337,6 +361,23 @@ nlohmann::json params::to_json() const {
                          {"mode", reference ? "reference" : "fast"}};
         if (hvc_backend == "opal") j["bmc_buffer_bytes"] = bmc_buffer_bytes;
         return j;
+    }
+    if (uart_model == "mini") {
+        const std::int64_t d = mini_uart_baud_reg(uartclk_hz, baud);
+        return {{"cpu_hz", cpu_hz},
+                {"cores", cores},
+                {"mmio_read_ns", mmio_read_ns},
+                {"mmio_write_ns", mmio_write_ns},
+                {"relax_cycles", relax_cycles},
+                {"uart_model", uart_model},
+                {"uartclk_hz", uartclk_hz},
+                {"baud", baud},
+                {"aux_mu_baud", d},
+                {"actual_baud", static_cast<double>(uartclk_hz) / (8.0 * (d + 1))},
+                {"frame", frame.name()},
+                {"fifo_depth", fifo_depth},
+                {"uart_base", uart_base},
+                {"mode", reference ? "reference" : "fast"}};
     }
     if (uart_model == "16550") {
         const std::uint64_t div = uart16550_divisor(uartclk_hz, baud);

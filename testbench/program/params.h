@@ -36,7 +36,8 @@ struct params {
     serial_format frame;
     unsigned fifo_depth = 32;
     std::uint64_t uart_base = 0x09000000; // a port number when port_io
-    // The UART model a scenario's profiles choose ("pl011" or "16550"): the checks of --set follow it.
+    // The UART model a scenario's profiles choose ("pl011", "16550" or "mini", the BCM2835 AUX mini
+    // UART): the checks of --set follow it.
     std::string uart_model = "pl011";
     // 16550 only: register layout and a slow part's latencies (uart16550_config).
     bool port_io = false; // registers at I/O ports (inb/outb) from uart_base
@@ -92,5 +93,7 @@ struct params {
 void pl011_divisor(std::uint64_t uartclk, std::uint64_t baud, std::uint32_t& ibrd, std::uint32_t& fbrd);
 // The 16550's divisor for the rate, rounded: clock / (16 * baud).
 std::uint64_t uart16550_divisor(std::uint64_t clock, std::uint64_t baud);
+// The mini UART's AUX_MU_BAUD for the rate, rounded: clock / (8 * baud) - 1 (negative: none).
+std::int64_t mini_uart_baud_reg(std::uint64_t clock, std::uint64_t baud);
 
 } // namespace uartvp::program

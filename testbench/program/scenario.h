@@ -117,6 +117,10 @@ struct scenario_def {
     // message naming them, or nothing. Optional.
     std::function<std::optional<std::string>(const std::vector<std::string>& variants, const params&)>
         check_variants;
+    // Why a variant has no meaning on a profile (run: exit 2 with it; compare: skipped with a line saying
+    // why), or nothing. Optional.
+    std::function<std::optional<std::string>(const std::string& variant, const std::string& profile)>
+        variant_refusal;
     bool has_rtl = false; // its UART is verilated RTL (--vcd-rtl)
     // The hook kinds of <uartvp/plugin.h> whose plugin variants this scenario runs (none: it takes no
     // plugins).

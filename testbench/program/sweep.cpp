@@ -124,6 +124,9 @@ std::vector<sweep_point> points(const scenario_def& s, const sweep_options& o) {
         for (const std::string& n : sizes)
             for (bool more = true; more;) {
                 for (const std::string& v : variants) {
+                    // Every variant by default: those without a meaning on this profile are left out
+                    // (named in a list, they are refused when checked).
+                    if (o.variants.empty() && s.variant_refusal && s.variant_refusal(v, prof)) continue;
                     sweep_point p{v, prof, n, {}};
                     for (std::size_t k = 0; k < keys.size(); ++k)
                         p.sets.emplace_back(keys[k].first, keys[k].second[at[k]]);

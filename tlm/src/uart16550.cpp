@@ -41,6 +41,7 @@ constexpr std::uint8_t LSR_DR = 0x01, LSR_OE = 0x02, LSR_PE = 0x04, LSR_FE = 0x0
 constexpr std::uint8_t MSR_DCTS = 0x01, MSR_DDSR = 0x02, MSR_TERI = 0x04, MSR_DDCD = 0x08;
 
 constexpr std::size_t fifo_depth = 16;
+constexpr std::size_t mini_fifo_depth = 8; // BCM2835 AUX mini UART: 8-entry TX and RX FIFOs
 constexpr unsigned rx_trigger_levels[4] = {1, 4, 8, 14};
 // "No such time". Not an sc_time object: one built before sc_main would fix SystemC's time resolution
 // and make sc_set_time_resolution() fail in every program that links the library.
@@ -60,9 +61,14 @@ struct frame_format {
     std::uint64_t bit = 16; // XIN cycles per bit: 16 BAUDOUT cycles of `divisor` XIN cycles
     unsigned stop_half = 2; // stop bits x 2: 2, 3 (1.5 with 5-bit words) or 4
 
-    static frame_format from(std::uint8_t lcr, std::uint32_t divisor) {
+    static frame_format from(std::uint8_t lcr, std::uint32_t divisor, bool mini) {
         frame_format f;
         f.lcr = lcr;
+        if (mini) { // AUX_MU_LCR data size: 8 bits with both low bits set, else 7; no parity, 1 stop bit
+            f.data_bits = (lcr & LCR_WLS) == LCR_WLS ? 8 : 7;
+            f.bit = 8ull * (divisor + 1); // baud = system clock / (8 x (AUX_MU_BAUD + 1))
+            return f;
+        }
         f.data_bits = 5 + (lcr & LCR_WLS);
         f.parity = lcr & LCR_PEN;
         f.bit = 16ull * (divisor ? divisor : 65536u);
@@ -154,7 +160,8 @@ class uart16550_core {
 public:
     uart16550_core(const uart16550_config& cfg, const cycle_clock& clk)
         : m_cfg(cfg)
-        , m_clk(clk) {
+        , m_clk(clk)
+        , m_mini(cfg.part == uart16550_part::bcm2835_mini) {
         apply_reset();
     }
 
@@ -205,7 +212,7 @@ public:
         case 0:
             return !(m_lcr & LCR_DLAB) && !m_rxq.empty();
         case 2:
-            return (iir() & 0x0F) == IIR_THRI;
+            return !m_mini && (iir() & 0x0F) == IIR_THRI; // the mini UART's IIR read clears nothing
         case 5:
             return m_oe || m_pe || m_fe || m_bi || m_lsr7;
         case 6:
@@ -224,7 +231,7 @@ public:
             if (!m_rxq.empty()) reveal_top();
             m_last_activity = m_now; // the timeout counts from the last read too
             m_timeout = false;
-        } else if (idx == 2 && (v & 0x0F) == IIR_THRI) {
+        } else if (idx == 2 && !m_mini && (v & 0x0F) == IIR_THRI) {
             m_thri = false; // reading IIR clears THRE as the source
         } else if (idx == 5) {
             m_oe = m_pe = m_fe = m_bi = false;
@@ -258,11 +265,11 @@ public:
             write_fcr(v);
             break;
         case 3:
-            m_lcr = v;
+            m_lcr = m_mini ? v & (LCR_DLAB | LCR_BREAK | LCR_WLS) : v;
             rx_source_changed(); // BREAK acts on the serial output at once
             break;
         case 4:
-            m_mcr = v & 0x1F;
+            m_mcr = v & (m_mini ? MCR_RTS : 0x1F); // the mini UART has RTS only: no loopback, no OUT2
             rx_source_changed();
             update_modem();
             break;
@@ -323,8 +330,9 @@ public:
     bool out_active(std::uint8_t mcr_bit) const { return (m_mcr & mcr_bit) && !(m_mcr & MCR_LOOP); }
     unsigned tx_level() const { return static_cast<unsigned>(m_txq.size()); }
     unsigned rx_level() const { return static_cast<unsigned>(m_rxq.size()); }
-    bool thre() const { return m_thre; }
-    bool temt() const { return m_thre && !m_frame_active; }
+    // The mini UART's LSR5 means "the TX FIFO can accept a byte", LSR6 "FIFO empty, transmitter idle".
+    bool thre() const { return m_mini ? m_txq.size() < mini_fifo_depth : m_thre; }
+    bool temt() const { return m_mini ? m_txq.empty() && !m_frame_active : m_thre && !m_frame_active; }
     bool data_ready() const { return !m_rxq.empty(); }
     bool fifo_enabled() const { return m_fifo_en; }
     std::uint64_t tx_lost() const { return m_tx_lost; }
@@ -333,7 +341,7 @@ public:
 private:
     enum class ev { none, tsr_end, tx_leave, tx_edge, thre_rise, rx, timeout };
 
-    frame_format format() const { return frame_format::from(m_lcr, m_divisor); }
+    frame_format format() const { return frame_format::from(m_lcr, m_divisor, m_mini); }
     sc_time at_cycle(std::uint64_t c) const { return m_clk.time_of(c); }
 
     // The earliest pending event; ties in this order (a frame ends before the next byte leaves THR).
@@ -366,7 +374,7 @@ private:
             consider(at_cycle(m_frame.start + m_edge_k * m_frame.bit), ev::tx_edge);
         consider(m_thre_at, ev::thre_rise);
         consider(rx_event_time(), ev::rx);
-        if (m_fifo_en && !m_rxq.empty() && !m_timeout)
+        if (m_fifo_en && !m_mini && !m_rxq.empty() && !m_timeout)
             consider(at_cycle(m_clk.edge_at_or_after(m_last_activity) + 4 * format().length()), ev::timeout);
         return best;
     }
@@ -403,6 +411,15 @@ private:
 
     // ---- transmitter
     void write_thr(std::uint8_t v) {
+        if (m_mini) { // a byte into a full FIFO is lost; the flags follow the FIFO's fill
+            if (m_txq.size() == mini_fifo_depth) {
+                ++m_tx_lost;
+                return;
+            }
+            if (m_txq.empty()) m_head_since = m_now;
+            m_txq.push_back(v);
+            return;
+        }
         m_thri = false; // writing THR clears the THRE interrupt
         const std::size_t cap = m_fifo_en ? fifo_depth : 1;
         if (m_txq.size() == cap) {
@@ -435,7 +452,7 @@ private:
         m_frame_active = true;
         m_edge_k = 0;
         skip_unchanged_edges();
-        if (!m_txq.empty()) return;
+        if (m_mini || !m_txq.empty()) return;
         // THR/FIFO empty: THRE rises now, or later (a slow part's latency; the datasheet's delay).
         m_thre_late_at = m_now + m_cfg.thre_delay;
         m_thre_rule_at = m_fifo_en && !m_held_two && !m_thre_immediate
@@ -476,6 +493,10 @@ private:
     }
 
     void write_ier(std::uint8_t v) {
+        if (m_mini) { // level interrupts from the FIFOs' states: nothing to re-decide
+            m_ier = v & 0x0F;
+            return;
+        }
         const bool etbei_on = (v & IER_ETBEI) && !(m_ier & IER_ETBEI);
         m_ier = v & 0x0F;
         if (m_thre_at != never) schedule_thre(); // ETBEI decides whether the delay applies, now
@@ -484,6 +505,11 @@ private:
     }
 
     void write_fcr(std::uint8_t v) {
+        if (m_mini) { // AUX_MU_IIR write: bit 1 clears the RX FIFO, bit 2 the TX FIFO; always enabled
+            if (v & FCR_CLEAR_RX) clear_rx_fifo();
+            if (v & FCR_CLEAR_TX) m_txq.clear();
+            return;
+        }
         const bool en = v & FCR_ENABLE;
         if (!en && !m_fifo_en) return; // FCR0 must be 1 for the other bits to take effect
         if (en != m_fifo_en) {
@@ -547,6 +573,13 @@ private:
         const bool pbit = f.parity && sample(1 + f.data_bits);
         const unsigned ks = f.bits_before_stop();
         const bool stop = sample(ks);
+        if (m_mini) { // no PE/FE/BI: the character is taken; a low stop bit waits for mark first
+            receive(c);
+            m_rx = stop ? rx_state::hunting : rx_state::wait_mark;
+            m_hunt_from = m_now;
+            m_line.trim(m_now);
+            return;
+        }
         if (f.parity) c.pe = pbit != f.parity_bit(c.data);
         if (c.data == 0 && !pbit && !stop) { // break: one zero character, then wait for mark
             c.pe = false;
@@ -584,7 +617,7 @@ private:
             m_bi |= c.bi;
             return;
         }
-        if (m_rxq.size() == fifo_depth) { // the character in the shift register is lost
+        if (m_rxq.size() == (m_mini ? mini_fifo_depth : fifo_depth)) { // the shift register's is lost
             m_oe = true;
             ++m_rx_overruns;
             return;
@@ -608,10 +641,15 @@ private:
     }
 
     // ---- interrupts and status
-    bool rda() const { return m_fifo_en ? m_rxq.size() >= m_rx_trigger : !m_rxq.empty(); }
+    bool rda() const { return m_fifo_en && !m_mini ? m_rxq.size() >= m_rx_trigger : !m_rxq.empty(); }
 
     std::uint8_t iir() const {
         const std::uint8_t fifos = m_fifo_en ? IIR_FIFOS : 0;
+        if (m_mini) { // receive FIFO holds a byte; transmit FIFO empty (levels, cleared by no read)
+            if ((m_ier & IER_ERBFI) && !m_rxq.empty()) return fifos | IIR_RDA;
+            if ((m_ier & IER_ETBEI) && m_txq.empty()) return fifos | IIR_THRI;
+            return fifos | IIR_NO_INT;
+        }
         if ((m_ier & IER_ELSI) && (m_oe || m_pe || m_fe || m_bi)) return fifos | IIR_RLS;
         if ((m_ier & IER_ERBFI) && rda()) return fifos | IIR_RDA;
         if ((m_ier & IER_ERBFI) && m_fifo_en && m_timeout) return fifos | IIR_CTI;
@@ -622,7 +660,7 @@ private:
 
     std::uint8_t lsr() const {
         return std::uint8_t((m_rxq.empty() ? 0 : LSR_DR) | (m_oe ? LSR_OE : 0) | (m_pe ? LSR_PE : 0) |
-                            (m_fe ? LSR_FE : 0) | (m_bi ? LSR_BI : 0) | (m_thre ? LSR_THRE : 0) |
+                            (m_fe ? LSR_FE : 0) | (m_bi ? LSR_BI : 0) | (thre() ? LSR_THRE : 0) |
                             (temt() ? LSR_TEMT : 0) | (m_fifo_en && m_lsr7 ? LSR_FIFOE : 0));
     }
 
@@ -632,6 +670,10 @@ private:
                                    ? std::uint8_t(((m_mcr >> 1) & 1) | (m_mcr & 1) << 1 |
                                                   ((m_mcr >> 2) & 1) << 2 | ((m_mcr >> 3) & 1) << 3)
                                    : m_in_modem;
+        if (m_mini) { // AUX_MU_MSR: CTS status only, no deltas
+            m_msr_state = s & 0x01;
+            return;
+        }
         const std::uint8_t changed = s ^ m_msr_state;
         m_msr_delta |= changed & (MSR_DCTS | MSR_DDSR | MSR_DDCD);
         if ((changed & 0x04) && !(s & 0x04)) m_msr_delta |= MSR_TERI; // RI went inactive
@@ -642,7 +684,8 @@ private:
         m_ier = IER.reset;
         m_lcr = LCR.reset;
         m_mcr = MCR.reset;
-        m_fifo_en = m_dma_mode = false;
+        m_fifo_en = m_mini; // the mini UART's FIFOs are always on
+        m_dma_mode = false;
         m_rx_trigger = 1;
         m_oe = m_pe = m_fe = m_bi = m_lsr7 = false;
         m_txq.clear();
@@ -656,7 +699,7 @@ private:
         m_rx = rx_state::hunting;
         m_hunt_from = m_now;
         m_msr_delta = 0;
-        m_msr_state = m_in_modem;
+        m_msr_state = m_mini ? m_in_modem & 0x01 : m_in_modem;
         rx_source_changed();
     }
 
@@ -668,6 +711,7 @@ private:
 
     uart16550_config m_cfg;
     cycle_clock m_clk;
+    bool m_mini = false; // uart16550_part::bcm2835_mini
     sc_time m_now = SC_ZERO_TIME;
     mutable std::pair<sc_time, ev> m_next;
     mutable bool m_next_ok = false;
@@ -756,6 +800,8 @@ const uart16550_config& checked(const uart16550_config& cfg) {
     if ((cfg.reg_io_width != 1 && cfg.reg_io_width != 2 && cfg.reg_io_width != 4) ||
         cfg.reg_io_width > (1u << cfg.reg_shift))
         throw std::invalid_argument("uart16550: reg_io_width must be 1, 2 or 4 and fit the register stride");
+    if (cfg.part == uart16550_part::bcm2835_mini && (cfg.thre_delay != SC_ZERO_TIME || cfg.out2_gates_irq))
+        throw std::invalid_argument("uart16550: the BCM2835 mini UART has neither a late THRE nor OUT2");
     return cfg;
 }
 } // namespace

@@ -36,6 +36,17 @@
 // - DLL/DLM, SCR, IER, LCR, MCR read back; FCR is write only (offset 2 reads IIR); writes to LSR and MSR
 //   are ignored (factory test).
 // - INTR is the chip's pin; on PC boards OUT2 gates it: uart16550_config::out2_gates_irq.
+// The BCM2835 AUX mini UART (uart16550_part::bcm2835_mini; BCM2835 ARM Peripherals, section 2.2), as
+// Linux's 8250 driver sees it (UART_CAP_MINI, the eight 16550-compatible AUX_MU_* registers at a 4-byte
+// stride): baud = clock / (8 x (AUX_MU_BAUD + 1)), the 16-bit AUX_MU_BAUD under DLAB; 8-entry TX and RX
+// FIFOs, always enabled (IIR bits 7:6 read 11); LSR5 set while the TX FIFO can accept a byte, LSR6 while
+// it is empty and the transmitter idle, LSR1 receiver overrun, no PE/FE/BI; 7 or 8 data bits (LCR bits
+// 1:0 = 11 for 8), no parity, 1 stop bit; IER bit 0 interrupts while the RX FIFO holds a byte, bit 1
+// while the TX FIFO is empty, levels that no register read clears (IIR 0xC4 before 0xC2); writing IIR bit
+// 1/2 clears the RX/TX FIFO; MCR holds RTS only (no loopback, no OUT2), MSR bit 4 is CTS, no deltas, no
+// character timeout. Choices: the start bit follows one bit time after the write's clock edge; a received
+// frame with a low stop bit is kept and the receiver waits for mark. Not modelled: AUX_MU_CNTL/STAT/BAUD
+// (the 8250 driver does not use them: receiver and transmitter always enabled, no auto flow control).
 // Slow parts (seed 002's BMC-emulated UART): tx_drain_time keeps each byte at the head of THR/FIFO that
 // long before it may leave (bytes leave no faster than one per drain time), thre_delay raises THRE that
 // long after the last byte left (or later, if the datasheet's own delay applies and is longer).
@@ -56,14 +67,18 @@ class vcd_writer;
 using optional_in = sc_core::sc_port<sc_core::sc_signal_in_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
 using optional_out = sc_core::sc_port<sc_core::sc_signal_inout_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
 
+// Which part: the PC16550D, or the BCM2835 AUX mini UART (Raspberry Pi; see above).
+enum class uart16550_part { pc16550d, bcm2835_mini };
+
 struct uart16550_config {
-    std::uint64_t clock_hz = 1'843'200; // XIN; divisor 1 = 115200 baud
+    std::uint64_t clock_hz = 1'843'200; // XIN (the mini UART: the system clock, 250 MHz on a Pi 3B+)
     unsigned reg_shift = 0;             // register i at offset i << reg_shift: 0 for I/O ports, 2 for MMIO
     unsigned reg_io_width = 1;          // accesses of 1 byte or of this width (<= 1 << reg_shift) are served
     bool out2_gates_irq = false;        // PC boards: irq = INTR only while the OUT2 pin is active
     // A slow part's extra latencies (0 for a real 16550).
     sc_core::sc_time tx_drain_time = sc_core::SC_ZERO_TIME;
     sc_core::sc_time thre_delay = sc_core::SC_ZERO_TIME;
+    uart16550_part part = uart16550_part::pc16550d;
 };
 
 class uart16550 : public sc_core::sc_module {
