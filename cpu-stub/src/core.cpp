@@ -410,16 +410,13 @@ void core::bound_ahead_slow() {
         m_ahead_mark = now + m_max_ahead;
 }
 
-bool core::quiet_before(const sc_time& t) {
-    const std::uint64_t delta = sc_delta_count();
-    if (delta != m_quiet_delta) {
-        m_quiet_delta = delta;
-        const bool can_take = m_irq_enabled && m_hardirq_depth == 0 && m_source;
-        if (can_take && m_source->pending(*this))
-            m_quiet_until = SC_ZERO_TIME; // the literal read's synchronisation takes it first
-        else
-            m_quiet_until = sc_time_stamp() + sc_time_to_pending_activity();
-    }
+bool core::quiet_before_slow(const sc_time& t) {
+    m_quiet_delta = sc_delta_count();
+    const bool can_take = m_irq_enabled && m_hardirq_depth == 0 && m_source;
+    if (can_take && m_source->pending(*this))
+        m_quiet_until = SC_ZERO_TIME; // the literal read's synchronisation takes it first
+    else
+        m_quiet_until = sc_time_stamp() + sc_time_to_pending_activity();
     return t < m_quiet_until;
 }
 
@@ -458,9 +455,12 @@ bool core::transport(tlm::tlm_generic_payload& tx, bool synced) {
     return by_target > done_by_cost;
 }
 
-core::standing_promise* core::standing(std::uint64_t addr, unsigned size) {
-    for (standing_promise& s : m_standing)
-        if (s.size == size && s.addr == addr) return &s;
+core::standing_promise* core::standing_search(std::uint64_t addr, unsigned size) {
+    for (unsigned i = 0; i < standing_slots; ++i)
+        if (m_standing[i].size == size && m_standing[i].addr == addr) {
+            m_standing_hit = i;
+            return &m_standing[i];
+        }
     return nullptr;
 }
 

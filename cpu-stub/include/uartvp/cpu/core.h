@@ -244,7 +244,10 @@ private:
     // SystemC has nothing to do before t: no process runs, no event is due (nor an interrupt pending
     // that the core would take), so nothing changes. Looked up once per delta cycle; sync() forgets it,
     // as do IRQ mask changes (the kernel API synchronises before anything it notifies).
-    bool quiet_before(const sc_core::sc_time& t);
+    bool quiet_before(const sc_core::sc_time& t) {
+        return sc_core::sc_delta_count() == m_quiet_delta ? t < m_quiet_until : quiet_before_slow(t);
+    }
+    bool quiet_before_slow(const sc_core::sc_time& t);
     void forget_quiet() { m_quiet_delta = ~std::uint64_t(0); }
     sc_core::sc_time m_quiet_until;
     std::uint64_t m_quiet_delta = ~std::uint64_t(0);
@@ -261,7 +264,12 @@ private:
         std::uint64_t breaks_at_promise = 0;
         bool holds() const { return size && *breaks == breaks_at_promise; }
     };
-    standing_promise* standing(std::uint64_t addr, unsigned size);
+    standing_promise* standing(std::uint64_t addr, unsigned size) {
+        standing_promise& last = m_standing[m_standing_hit];
+        return last.size == size && last.addr == addr ? &last : standing_search(addr, size);
+    }
+    standing_promise* standing_search(std::uint64_t addr, unsigned size);
+    unsigned m_standing_hit = 0;
     void remember(std::uint64_t addr, unsigned size, std::uint32_t v, const read_promise& p,
                   bool target_bound);
     static constexpr unsigned standing_slots = 4;
