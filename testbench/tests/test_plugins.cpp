@@ -135,6 +135,8 @@ TEST(Plugins, ARoutineThatMisbehavesEndsTheRunWithAnInternalErrorNamingIt) {
         {"earlycon-pl011 --variant bus-error", "its write routine threw: "},
         {"earlycon-pl011 --variant never-returns", "its write routine has not returned after"},
         {"earlycon-pl011 --variant stuck", "its write routine has not returned after"},
+        {"earlycon-pl011 --variant relaxes-forever", "its write routine has not returned after"},
+        {"earlycon-pl011 --variant delays-forever", "its write routine has not returned after"},
         {"earlycon-pl011 --variant setup-never-returns", "its setup routine has not returned after 1 s"},
         {"console-8250 --variant 8250-never-returns", "its write routine has not returned after"},
     };
