@@ -5,7 +5,8 @@ namespace uartvp::sw {
 using namespace kapi;
 
 // Polling loops are written `spin_while(readl, addr, cond)`: the kernel's
-// `while (cond(readl(addr))) cpu_relax();` as one operation of the CPU stub (see kapi::spin_while).
+// `while (cond(readl(addr))) cpu_relax();` as one operation of the CPU stub (see kapi::spin_while);
+// v0-literal keeps the kernel's loops as they are.
 
 void uart_console_write(uart_port& port, std::string_view s, putchar_fn putchar) {
     for (char ch : s) {
@@ -47,6 +48,14 @@ void pl011_putc_v0(uart_port& port, unsigned char c) {
     spin_while(readl, port.membase + UART01x_FR, [](std::uint32_t fr) { return fr & UART01x_FR_BUSY; });
 }
 
+void pl011_putc_v0_literal(uart_port& port, unsigned char c) {
+    while (readl(port.membase + UART01x_FR) & UART01x_FR_TXFF)
+        cpu_relax();
+    pl011_early_write_dr(port, c);
+    while (readl(port.membase + UART01x_FR) & UART01x_FR_BUSY)
+        cpu_relax();
+}
+
 void pl011_putc_v1(uart_port& port, unsigned char c) {
     spin_while(readl, port.membase + UART01x_FR, [](std::uint32_t fr) { return fr & UART01x_FR_TXFF; });
     pl011_early_write_dr(port, c);
@@ -60,6 +69,9 @@ void qdf2400_e44_putc(uart_port& port, unsigned char c) {
 
 void pl011_early_write_v0(uart_port& port, std::string_view s) {
     uart_console_write(port, s, pl011_putc_v0);
+}
+void pl011_early_write_v0_literal(uart_port& port, std::string_view s) {
+    uart_console_write(port, s, pl011_putc_v0_literal);
 }
 void pl011_early_write_v1(uart_port& port, std::string_view s) {
     uart_console_write(port, s, pl011_putc_v1);

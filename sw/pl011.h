@@ -47,11 +47,15 @@ void uart_console_write(uart_port& port, std::string_view s, putchar_fn putchar)
 // earlycon putc: v0 before the seed-000 patch (waits for BUSY after every character), v1/v2 after.
 void pl011_putc_v0(uart_port& port, unsigned char c);
 void pl011_putc_v1(uart_port& port, unsigned char c);
+// v0 as the kernel writes it, its loops literal (`while (readl(FR) & BUSY) cpu_relax();`), not
+// spin_while: the same reads, values and times as v0 (the CPU stub answers the reads a promise covers).
+void pl011_putc_v0_literal(uart_port& port, unsigned char c);
 // The QDF2400 erratum 44 putc: polls TXFE (inverted) instead of BUSY, which could stick.
 void qdf2400_e44_putc(uart_port& port, unsigned char c);
 
 // earlycon write (one call per console write, i.e. per printk record).
 void pl011_early_write_v0(uart_port& port, std::string_view s);
+void pl011_early_write_v0_literal(uart_port& port, std::string_view s);
 void pl011_early_write_v1(uart_port& port, std::string_view s);
 // v2: no BUSY wait per character, one after the whole string: when it returns, the line is idle.
 void pl011_early_write_v2(uart_port& port, std::string_view s);

@@ -34,7 +34,11 @@ core::core(const sc_module_name& name, unsigned id, const timing_profile& timing
     , polling("polling", false)
     , poll_reads("poll_reads", 0)
     , m_id(id)
-    , m_timing(timing) {
+    , m_timing(timing)
+    , m_max_ahead(sc_time(static_cast<double>(max_ahead_ns), SC_NS).value()) {
+    m_relax_time = m_timing.cycles(m_timing.cpu_relax_cycles);
+    m_call_time = m_timing.cycles(m_timing.call_cycles);
+    m_cur_stats = &m_idle_stats;
     m_idle_stats.name = "(interrupts in idle)";
     m_idle_stats.cpu = id;
     SC_HAS_PROCESS(core);
@@ -87,10 +91,13 @@ void core::strobe() {
 }
 
 // Called at the access's own time (the core synchronised to it).
+void core::tell_access(std::uint64_t addr, bool write, const sc_time& start, const sc_time& end) {
+    for (core_observer* o : m_observers)
+        o->access(*this, addr, write, start, end);
+}
+
 void core::show_access(std::uint64_t addr, bool write, const sc_time& cost) {
-    if (m_accesses_observed)
-        for (core_observer* o : m_observers)
-            o->access(*this, addr, write, sc_time_stamp(), sc_time_stamp() + cost);
+    if (m_accesses_observed) tell_access(addr, write, sc_time_stamp(), sc_time_stamp() + cost);
     if (!m_traced) return;
     m_pending.valid = true;
     m_pending.write = write;
@@ -191,6 +198,7 @@ void core::end_observation() {
 void core::switch_to(task* next) {
     account_switch(m_current, next);
     m_current = next;
+    m_cur_stats = next ? &m_stats[next->index] : &m_idle_stats;
     if (next) {
         next->st = task::state::running;
         next->go = true;
@@ -340,6 +348,7 @@ void core::take_interrupts() {
         in_hardirq.write(false);
         m_irq_enabled = true;
         --m_hardirq_depth;
+        forget_quiet();
         m_core_stats.hardirq += m_time - t0;
         for (core_observer* o : m_observers)
             o->hardirq_span(*this, *m_irq_label, t0, m_time);
@@ -348,6 +357,7 @@ void core::take_interrupts() {
 }
 
 void core::sync() {
+    forget_quiet();
     for (;;) {
         const sc_time now = sc_time_stamp();
         const bool can_take = m_irq_enabled && m_hardirq_depth == 0 && m_source;
@@ -370,6 +380,7 @@ void core::sync() {
         break;
     }
     m_skip_irq_check_at = sc_max_time();
+    m_ahead_mark = sc_time_stamp().value() + m_max_ahead;
     g_current = this;
 }
 
@@ -393,16 +404,35 @@ void core::wait_for(const sc_event& ev, const sc_time& until) {
 }
 
 void core::relax() {
-    ++stats_of_current().relax;
-    m_time += m_timing.cycles(m_timing.cpu_relax_cycles);
+    ++m_cur_stats->relax;
+    m_time += m_relax_time;
+    bound_ahead();
+}
+
+void core::bound_ahead_slow() {
+    const std::uint64_t now = sc_time_stamp().value();
+    if (m_time.value() > now + m_max_ahead)
+        sync();
+    else
+        m_ahead_mark = now + m_max_ahead;
+}
+
+bool core::quiet_before_slow(const sc_time& t) {
+    m_quiet_delta = sc_delta_count();
+    const bool can_take = m_irq_enabled && m_hardirq_depth == 0 && m_source;
+    if (can_take && m_source->pending(*this))
+        m_quiet_until = SC_ZERO_TIME; // the literal read's synchronisation takes it first
+    else
+        m_quiet_until = sc_time_stamp() + sc_time_to_pending_activity();
+    return t < m_quiet_until;
 }
 
 task_stats& core::stats_of_current() {
-    return m_current ? m_stats[m_current->index] : m_idle_stats;
+    return *m_cur_stats;
 }
 
-bool core::transport(tlm::tlm_generic_payload& tx) {
-    sync(); // interrupts that come before the access's issue are taken first
+bool core::transport(tlm::tlm_generic_payload& tx, bool synced) {
+    if (!synced) sync(); // interrupts that come before the access's issue are taken first
     const std::uint64_t addr = tx.get_address();
     const region_cost& cost = m_timing.cost_for(addr);
     const sc_time issued = m_time;
@@ -433,8 +463,69 @@ bool core::transport(tlm::tlm_generic_payload& tx) {
     return by_target > done_by_cost;
 }
 
+core::standing_promise* core::standing_search(std::uint64_t addr, unsigned size) {
+    for (unsigned i = 0; i < standing_slots; ++i)
+        if (m_standing[i].size == size && m_standing[i].addr == addr) {
+            m_standing_hit = i;
+            return &m_standing[i];
+        }
+    return nullptr;
+}
+
+// Keeps a read's promise for the reads of that register that follow, if it can cover any: only when
+// the read ended by its own cost, which it would also do at any later time before `until`.
+void core::remember(std::uint64_t addr, unsigned size, std::uint32_t v, const read_promise& p,
+                    bool target_bound) {
+    standing_promise* s = standing(addr, size);
+    const sc_time read_part = m_call_time + m_timing.cost_for(addr).read;
+    if (!p.valid || !p.breaks || target_bound || read_part < p.latency || p.until <= m_time) {
+        if (s) s->size = 0;
+        return;
+    }
+    if (!s) {
+        s = &m_standing[m_standing_next];
+        m_standing_next = (m_standing_next + 1) % standing_slots;
+    }
+    *s = {addr, size, v, p.until, read_part, p.breaks, p.breaks_at_promise};
+}
+
+// A read the standing promise of an earlier read covers returns that read's value if nothing broke the
+// promise before it is issued (at the core's time t), and takes its cost. Nothing can break it where no
+// SystemC process runs before t: then no input changes, no other initiator acts, no interrupt is raised
+// (every one of them is some process's doing), and a transaction at t would be served at once, with
+// the promised value. So the read is answered without synchronising while SystemC has nothing to do
+// before t (and no interrupt is pending: the literal read's synchronisation would take it first).
+// Otherwise the core synchronises as for a transaction, and answers from the promise if it still holds
+// with nothing else left to happen at t (access_order.h: the target would serve the read at once);
+// else the read is a transaction. Any number of initiators: their processes are SystemC activity.
 std::uint32_t core::read(std::uint64_t addr, unsigned size) {
-    return read(addr, size, nullptr, nullptr);
+    if (!m_collapse) return read(addr, size, nullptr, nullptr);
+    bool synced = false;
+    if (standing_promise* s = standing(addr, size); s && s->holds() && m_time < s->until) {
+        if (m_time.value() > m_ahead_mark) m_ahead_mark = sc_time_stamp().value() + m_max_ahead;
+        if (!m_traced && m_time.value() <= m_ahead_mark && quiet_before(m_time)) {
+            if (m_accesses_observed) tell_access(addr, false, m_time, m_time + s->read_part);
+            m_time += s->read_part;
+            ++m_promised_reads;
+            ++m_cur_stats->mmio_reads;
+            return s->value;
+        }
+        sync(); // interrupts may be taken here: they may do accesses of their own (and reuse s)
+        synced = true;
+        s = standing(addr, size);
+        if (s && s->holds() && m_time < s->until && !sc_pending_activity_at_current_time()) {
+            if (m_traced || m_accesses_observed) show_access(addr, false, s->read_part);
+            m_time += s->read_part;
+            ++m_promised_reads;
+            ++stats_of_current().mmio_reads;
+            return s->value;
+        }
+    }
+    read_promise promise;
+    bool target_bound = false;
+    const std::uint32_t v = read(addr, size, &promise, &target_bound, synced);
+    remember(addr, size, v, promise, target_bound);
+    return v;
 }
 
 // Holds one nesting level's payload for the duration of an access.
@@ -477,14 +568,15 @@ tlm::tlm_generic_payload& core::payload(tlm::tlm_command cmd, std::uint64_t addr
     return tx;
 }
 
-std::uint32_t core::read(std::uint64_t addr, unsigned size, read_promise* promise, bool* target_bound) {
+std::uint32_t core::read(std::uint64_t addr, unsigned size, read_promise* promise, bool* target_bound,
+                         bool synced) {
     std::uint32_t v = 0;
     payload_lease lease(*this);
     tlm::tlm_generic_payload& tx =
         payload(tlm::TLM_READ_COMMAND, addr, reinterpret_cast<unsigned char*>(&v), size);
     if (promise) tx.set_extension(promise);
     try {
-        const bool bound = transport(tx);
+        const bool bound = transport(tx, synced);
         if (target_bound) *target_bound = bound;
     } catch (...) {
         if (promise) tx.clear_extension(promise);
@@ -617,6 +709,7 @@ bool core::irq_disable() {
     if (was) {
         sync(); // the IRQs-off window starts now, in SystemC time (and in the waves)
         m_irq_enabled = false;
+        forget_quiet();
         m_irq_off_since = sc_time_stamp();
         irqs_off.write(true);
         irqs_off_window.write(m_core_stats.irq_off_windows + 1);
@@ -632,6 +725,7 @@ void core::irq_restore(bool enabled) {
         if (len > m_core_stats.irq_off_max) m_core_stats.irq_off_max = len;
         ++m_core_stats.irq_off_windows;
         m_irq_enabled = true;
+        forget_quiet();
         irqs_off.write(false);
         for (core_observer* o : m_observers)
             o->irqs_off_span(*this, m_irq_off_since, sc_time_stamp());

@@ -136,6 +136,8 @@ int main(int argc, char** argv) {
     const std::string b = "earlycon v0 hw " + std::to_string(boot / 1000) + " KB";
     const std::string s = "earlycon v0 hw " + std::to_string(slice / 1000) + " KB slice 25MHz";
     rows.push_back({b, "fast", uartvp("v0", "hw", boot, "fast")});
+    // v0 written with the kernel's literal loops, run right after v0 (side by side), shown at the end.
+    const outcome literal_hw = uartvp("v0-literal", "hw", boot, "fast");
     char dir[] = "/tmp/uartvp-bench-waves-XXXXXX";
     const std::string wdir = mkdtemp(dir);
     rows.push_back({b, "fast+waves", uartvp("v0", "hw", boot, "fast", wdir + "/run.vcd")});
@@ -147,6 +149,7 @@ int main(int argc, char** argv) {
     rows.push_back({s, "naive", naive("v0", slice)});
     rows.push_back(
         {"earlycon v0 vm " + std::to_string(boot / 1000) + " KB", "fast", uartvp("v0", "vm", boot, "fast")});
+    const outcome literal_vm = uartvp("v0-literal", "vm", boot, "fast");
     rows.push_back({"earlycon v0 vm " + std::to_string(boot / 1000) + " KB", "reference",
                     uartvp("v0", "vm", boot, "reference")});
     rows.push_back(
@@ -156,6 +159,8 @@ int main(int argc, char** argv) {
     rows.push_back({t, "fast", tty_paste("read", "hw", paste)});
     rows.push_back({"8250 fifo pc " + std::to_string(paste / 1000) + " KB", "fast", console_8250(paste)});
     rows.push_back({"pl011 rx paste " + std::to_string(paste / 1000) + " KB", "fast", rx_paste(paste)});
+    rows.push_back({"earlycon v0-literal hw " + std::to_string(boot / 1000) + " KB", "fast", literal_hw});
+    rows.push_back({"earlycon v0-literal vm " + std::to_string(boot / 1000) + " KB", "fast", literal_vm});
 
     fmt::print("{:<32} {:<10} {:>9} {:>8} {:>9} {:>12} {:>12} {:>11} {:>8} {:>7}\n", "workload", "mode",
                "sim s", "wall s", "sim/wall", "trans/s", "reads/s", "cycles/s", "peak MB", "rtl %");
@@ -199,6 +204,10 @@ int main(int argc, char** argv) {
     for (std::size_t i : {std::size_t(8), std::size_t(9), std::size_t(10)})
         fmt::print("  {:<58} {:>8.1f}x\n", rows[i].workload + ", fast: simulated / wall",
                    rows[i].o.r["sim_time_ns"].get<double>() / 1e9 / wall_of(i));
+    fmt::print("  {:<58} {:>8.2f}x{}\n", "earlycon hw: v0-literal vs v0 (wall)", wall_of(11) / wall_of(0),
+               same(0, 11) ? "" : "  (results differ!)");
+    fmt::print("  {:<58} {:>8.2f}x{}\n", "earlycon vm: v0-literal vs v0 (wall)", wall_of(12) / wall_of(5),
+               same(5, 12) ? "" : "  (results differ!)");
     fmt::print(
         "rtl %: wall time spent evaluating the verilated RTL, measured in a second run of each workload "
         "(the timing costs wall time of its own); the rest is SystemC scheduling, the CPU stub, the line "

@@ -27,6 +27,7 @@ using write_fn = void (*)(sw::uart_port&, std::string_view);
 
 write_fn variant_write(const std::string& v) {
     if (v == "v0") return sw::pl011_early_write_v0;
+    if (v == "v0-literal") return sw::pl011_early_write_v0_literal;
     if (v == "v1") return sw::pl011_early_write_v1;
     if (v == "v2") return sw::pl011_early_write_v2;
     if (v == "qdf2400-e44") return sw::qdf2400_e44_early_write;
@@ -156,6 +157,8 @@ scenario_def earlycon_pl011_scenario() {
     s.description = "PL011 earlycon prints a boot log, one console write per printk record (seed 000)";
     s.variants = {
         {"v0", "pl011_putc before the patch: waits for TXFF, writes DR, waits for BUSY after every byte"},
+        {"v0-literal", "v0 with the kernel's literal loops (while (readl(FR) & BUSY) cpu_relax();), not "
+                       "spin_while: the same figures as v0"},
         {"v1", "patch v1: no BUSY wait at all (the flush guarantee is lost)"},
         {"v2", "patch v2: no BUSY wait per byte, one per pl011_early_write call"},
         {"qdf2400-e44", "QDF2400 erratum 44 putc: waits for TXFE after every byte, 32-bit DR writes"},

@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstring>
 
 #include <gtest/gtest.h>
@@ -360,4 +361,151 @@ TEST(CpuStub, PromiseBrokenBeforeTheCoresOwnTimeCountsNoRead) {
 TEST(CpuStub, PromiseBrokenBeforeTheCoresOwnTimeCountsNoReadWhenTraced) {
     UARTVP_SIM_TEST();
     check_promise_broken_behind_the_core(true);
+}
+
+namespace {
+// A register that reads 0 until 20 us (foreseen: promised until then), 1 until 37.3 us (a change
+// nobody foresaw: promised for ever, broken when it comes), then 2; a promise_breaker counts breaks.
+struct stepping_target : sc_core::sc_module {
+    tlm_utils::simple_target_socket<stepping_target, 32> socket{"socket"};
+    std::uint32_t value = 0;
+    std::uint64_t transactions = 0;
+    uartvp::detail::promise_breaker breaker;
+    SC_HAS_PROCESS(stepping_target);
+    explicit stepping_target(sc_core::sc_module_name n)
+        : sc_module(n) {
+        socket.register_b_transport(this, &stepping_target::b_transport);
+        SC_THREAD(change);
+    }
+    void change() {
+        wait(sc_time(20, SC_US));
+        value = 1;
+        wait(sc_time(17300, SC_NS));
+        value = 2;
+        breaker.fire(false, UINT_MAX);
+    }
+    void b_transport(tlm::tlm_generic_payload& tx, sc_time& d) {
+        wait(d);
+        d = sc_core::SC_ZERO_TIME;
+        ++transactions;
+        std::memcpy(tx.get_data_ptr(), &value, tx.get_data_length());
+        uartvp::read_promise* p = nullptr;
+        tx.get_extension(p);
+        if (p && value < 2) {
+            breaker.promise(*p);
+            p->until = value == 0 ? sc_time(20, SC_US) : sc_core::sc_max_time();
+        }
+        tx.set_response_status(tlm::TLM_OK_RESPONSE);
+    }
+};
+
+struct literal_outcome {
+    std::uint32_t last[2];
+    std::uint64_t reads, relax, transactions;
+    sc_time end;
+};
+
+// The kernel's loops as written: `while (readl(r) == v) cpu_relax();`, twice.
+literal_outcome run_literal(bool collapse) {
+    cpu::core core("cpu0", 0, profile());
+    stepping_target dev("dev");
+    core.bus.bind(dev.socket);
+    core.set_collapse_polls(collapse);
+    literal_outcome o{};
+    core.add_task("t", [&] {
+        ndelay(333);
+        std::uint32_t v;
+        while ((v = readl(0x10)) == 0)
+            cpu_relax();
+        o.last[0] = v;
+        while ((v = readl(0x10)) == 1)
+            cpu_relax();
+        o.last[1] = v;
+    });
+    sc_core::sc_start();
+    o.reads = core.tasks()[0].mmio_reads;
+    o.relax = core.tasks()[0].relax;
+    o.end = core.tasks()[0].end;
+    o.transactions = dev.transactions;
+    return o;
+}
+} // namespace
+
+// Fast mode answers the reads a standing promise covers without transactions: the same values, read and
+// relax counts and end time as every read a transaction (reference mode, in a child process), across a
+// foreseen change (the promise's end) and one nobody foresaw (a break).
+TEST(CpuStub, LiteralLoopReadsAnsweredFromPromisesMatchEveryReadATransaction) {
+    UARTVP_SIM_TEST();
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        const literal_outcome ref = run_literal(false);
+        (void)!write(fds[1], &ref, sizeof ref);
+        _exit(0);
+    }
+    close(fds[1]);
+    literal_outcome ref{};
+    const bool got = read(fds[0], &ref, sizeof ref) == static_cast<ssize_t>(sizeof ref);
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(got && WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the reference run";
+    EXPECT_EQ(ref.transactions, ref.reads) << "reference: every read a transaction";
+    EXPECT_GT(ref.reads, 200u);
+    const literal_outcome fast = run_literal(true);
+    EXPECT_EQ(fast.last[0], 1u);
+    EXPECT_EQ(fast.last[1], 2u);
+    EXPECT_EQ(fast.last[0], ref.last[0]);
+    EXPECT_EQ(fast.last[1], ref.last[1]);
+    EXPECT_EQ(fast.reads, ref.reads);
+    EXPECT_EQ(fast.relax, ref.relax);
+    EXPECT_EQ(fast.end, ref.end);
+    EXPECT_LT(fast.transactions, 10u) << "the covered reads were answered, not transported";
+}
+
+namespace {
+struct flag_setter : sc_core::sc_module {
+    sc_time at;
+    bool flag = false;
+    SC_HAS_PROCESS(flag_setter);
+    flag_setter(sc_core::sc_module_name n, sc_time t)
+        : sc_module(n)
+        , at(t) {
+        SC_THREAD(run);
+    }
+    void run() {
+        wait(at);
+        flag = true;
+    }
+};
+} // namespace
+
+// A loop that never reads (only cpu_relax(), or udelay()) still lets simulated time advance: the core
+// synchronises once it ran a bound ahead, so another process's change reaches it (the loop ends
+// within the bound after it) instead of the simulation standing still for ever.
+TEST(CpuStub, LoopsThatNeverReadLetSimulatedTimeAdvance) {
+    UARTVP_SIM_TEST();
+    cpu::core core("cpu0", 0, profile());
+    const sc_time ms(1, sc_core::SC_MS);
+    flag_setter relax_until("relax_until", 2 * ms), delay_until("delay_until", 5 * ms);
+    probe_target dev("dev");
+    core.bus.bind(dev.socket);
+    core.add_task("relax", [&] {
+        for (std::uint64_t n = 0; !relax_until.flag && n < 100'000'000; ++n)
+            cpu_relax();
+    });
+    core.add_task("udelay", [&] {
+        for (std::uint64_t n = 0; !delay_until.flag && n < 100'000'000; ++n)
+            udelay(1);
+    });
+    sc_core::sc_start();
+    ASSERT_TRUE(core.idle());
+    const sc_time bound(static_cast<double>(cpu::core::max_ahead_ns), SC_NS);
+    EXPECT_LT(core.tasks()[0].relax, 100'000'000u) << "the flag ended the loop, not the count";
+    EXPECT_GE(core.tasks()[0].end, 2 * ms);
+    EXPECT_LE(core.tasks()[0].end, 2 * ms + bound + sc_time(10, SC_NS));
+    EXPECT_LT(core.tasks()[1].start, 5 * ms) << "the udelay loop starts before its flag is set";
+    EXPECT_GE(core.tasks()[1].end, 5 * ms);
+    EXPECT_LE(core.tasks()[1].end, 5 * ms + bound + sc_time(1, SC_US));
 }

@@ -54,7 +54,7 @@ void check_modes(const std::string& scenario, const std::string& variant, const 
 // Every variant and profile of each scenario: the parameterised tests below run them all, and a test
 // holds these lists against what `uartvp list` shows, so a new variant cannot be left out.
 constexpr const char* earlycon_variants[] = {
-    "v0", "v1", "v2", "qdf2400-e44", "console", "console-sbsa", "console-qdf2400-e44"};
+    "v0", "v0-literal", "v1", "v2", "qdf2400-e44", "console", "console-sbsa", "console-qdf2400-e44"};
 constexpr const char* earlycon_profiles[] = {"hw", "vm"};
 constexpr const char* console_variants[] = {"putchar", "fifo", "fifo-v6.14", "fifo-before-init", "early"};
 constexpr const char* console_profiles[] = {"pc", "slow-bmc", "soc"};

@@ -87,10 +87,10 @@ TEST(Plugins, CompareRunsPluginVariantsBesideTheBuiltInOnes) {
     nlohmann::json j;
     std::ifstream(tmpl) >> j;
     std::remove(tmpl);
-    ASSERT_EQ(j["runs"].size(), 9u); // 7 built-in, 2 of the plugin's
-    EXPECT_EQ(j["runs"][7]["variant"], "literal-v0");
-    EXPECT_EQ(j["runs"][8]["variant"], "sbsa-by-setup");
-    expect_same_figures(j["runs"][0], j["runs"][7]);
+    ASSERT_EQ(j["runs"].size(), 10u); // 8 built-in, 2 of the plugin's
+    EXPECT_EQ(j["runs"][8]["variant"], "literal-v0");
+    EXPECT_EQ(j["runs"][9]["variant"], "sbsa-by-setup");
+    expect_same_figures(j["runs"][0], j["runs"][8]);
     EXPECT_NE(r.out.find("literal-v0"), std::string::npos);
 }
 
@@ -135,6 +135,8 @@ TEST(Plugins, ARoutineThatMisbehavesEndsTheRunWithAnInternalErrorNamingIt) {
         {"earlycon-pl011 --variant bus-error", "its write routine threw: "},
         {"earlycon-pl011 --variant never-returns", "its write routine has not returned after"},
         {"earlycon-pl011 --variant stuck", "its write routine has not returned after"},
+        {"earlycon-pl011 --variant relaxes-forever", "its write routine has not returned after"},
+        {"earlycon-pl011 --variant delays-forever", "its write routine has not returned after"},
         {"earlycon-pl011 --variant setup-never-returns", "its setup routine has not returned after 1 s"},
         {"console-8250 --variant 8250-never-returns", "its write routine has not returned after"},
     };

@@ -43,6 +43,16 @@ void never_returns_8250(uart_8250_port& up, std::string_view) {
         udelay(1);
 }
 
+// Loops that never read: the core's time still reaches the bound (it synchronises when far ahead).
+void relaxes_forever(uart_port&, std::string_view) {
+    for (;;)
+        cpu_relax();
+}
+void delays_forever(uart_port&, std::string_view) {
+    for (;;)
+        udelay(1);
+}
+
 } // namespace
 
 UARTVP_PLUGIN(r) {
@@ -51,6 +61,9 @@ UARTVP_PLUGIN(r) {
     r.add("never-returns", "polls RXFF forever, udelay(100) between reads",
           earlycon_pl011_hook{never_returns});
     r.add("stuck", "spins on RXFF, which nothing sets", earlycon_pl011_hook{stuck});
+    r.add("relaxes-forever", "calls cpu_relax() forever, never reading",
+          earlycon_pl011_hook{relaxes_forever});
+    r.add("delays-forever", "calls udelay(1) forever, never reading", earlycon_pl011_hook{delays_forever});
     r.add("setup-never-returns", "a setup that polls forever",
           earlycon_pl011_hook{nothing, setup_never_returns});
     r.add("8250-never-returns", "polls LSR.DR forever", console_8250_hook{never_returns_8250});

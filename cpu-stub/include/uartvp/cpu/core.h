@@ -92,9 +92,10 @@ struct core_observer {
     virtual void poll_begin(const core&, const sc_core::sc_time& /*start*/) {}
     virtual void poll_span(const core&, std::uint64_t /*addr*/, const sc_core::sc_time& /*start*/,
                            const sc_core::sc_time& /*end*/, std::uint64_t /*reads*/) {}
-    // A register access issued at its own time (once the core's observe_accesses() was called; the
-    // reads a polling loop counts are not told): a write or a read of `addr`, the core busy with it
-    // from `start` (the present) to `end`. What the bus signals show, without their events.
+    // A register access (once the core's observe_accesses() was called; the reads a polling loop
+    // counts are not told): a write or a read of `addr`, the core busy with it from `start` (the
+    // present, or the core's time ahead of it for a read a standing promise answers) to `end`. What
+    // the bus signals show, without their events.
     virtual void access(const core&, std::uint64_t /*addr*/, bool /*write*/,
                         const sc_core::sc_time& /*start*/, const sc_core::sc_time& /*end*/) {}
 };
@@ -158,10 +159,19 @@ public:
     // Fast mode (the default): polling loops with promised values run as one operation.
     void set_collapse_polls(bool on) { m_collapse = on; }
     bool collapse_polls() const { return m_collapse; }
-    // Register reads that were transactions, and those a promise answered.
+    // Register reads that were transactions, and those a standing promise answered (see read()).
     std::uint64_t transactions() const { return m_transactions; }
+    std::uint64_t promised_reads() const { return m_promised_reads; }
+    // How far the core's time may run ahead of SystemC time in local work (cpu_relax(), udelay(), reads
+    // a promise answers) before it synchronises: a loop that never yields still lets time advance.
+    static constexpr std::uint64_t max_ahead_ns = 1'000'000;
 
     // ---- used by the kernel API
+    // One register read. In fast mode a read that the promise of an earlier read of the same register
+    // still covers is answered from it without a transaction (kernel-style loops written literally,
+    // `while (readl(FR) & BUSY) cpu_relax();`): its time is spent, and the core synchronises only
+    // where something could have broken the promise before the read's time (any SystemC activity
+    // due by then), when the promise ends, or when it ran max_ahead_ns ahead.
     std::uint32_t read(std::uint64_t addr, unsigned size);
     // while (keep(read(addr)) cpu_relax(); returns the last value read.
     std::uint32_t spin_read_while(std::uint64_t addr, unsigned size,
@@ -176,8 +186,14 @@ public:
     poll_result poll(std::uint64_t addr, unsigned size, const std::function<bool(std::uint32_t)>& keep,
                      std::uint64_t max_reads, const sc_core::sc_time& delay);
     void write(std::uint64_t addr, std::uint32_t value, unsigned size);
-    void spend(const sc_core::sc_time& t) { m_time += t; }
-    void spend_cycles(std::uint64_t n) { m_time += m_timing.cycles(n); }
+    void spend(const sc_core::sc_time& t) {
+        m_time += t;
+        bound_ahead();
+    }
+    void spend_cycles(std::uint64_t n) {
+        m_time += m_timing.cycles(n);
+        bound_ahead();
+    }
     void relax();
     // IRQ mask: returns the previous state (true = IRQs were enabled).
     bool irq_disable();
@@ -222,9 +238,55 @@ private:
     void strobe();
     void poll_span();
     void show_access(std::uint64_t addr, bool write, const sc_core::sc_time& cost);
+    void tell_access(std::uint64_t addr, bool write, const sc_core::sc_time& start,
+                     const sc_core::sc_time& end);
     // Returns true if the target's own delay, not the profile's cost, decided when the access ended.
-    bool transport(tlm::tlm_generic_payload& tx);
-    std::uint32_t read(std::uint64_t addr, unsigned size, read_promise* promise, bool* target_bound);
+    bool transport(tlm::tlm_generic_payload& tx, bool synced = false);
+    std::uint32_t read(std::uint64_t addr, unsigned size, read_promise* promise, bool* target_bound,
+                       bool synced = false);
+    // Local work ran far ahead of SystemC time: synchronise (exact: see max_ahead_ns). The mark is
+    // SystemC time plus the bound as last seen (SystemC time only grows: a stale mark only looks again).
+    void bound_ahead() {
+        if (m_time.value() > m_ahead_mark) bound_ahead_slow();
+    }
+    void bound_ahead_slow();
+    std::uint64_t m_ahead_mark = 0;
+    // SystemC has nothing to do before t: no process runs, no event is due (nor an interrupt pending
+    // that the core would take), so nothing changes. Looked up once per delta cycle; sync() forgets it,
+    // as do IRQ mask changes (the kernel API synchronises before anything it notifies).
+    bool quiet_before(const sc_core::sc_time& t) {
+        return sc_core::sc_delta_count() == m_quiet_delta ? t < m_quiet_until : quiet_before_slow(t);
+    }
+    bool quiet_before_slow(const sc_core::sc_time& t);
+    void forget_quiet() { m_quiet_delta = ~std::uint64_t(0); }
+    sc_core::sc_time m_quiet_until;
+    std::uint64_t m_quiet_delta = ~std::uint64_t(0);
+    sc_core::sc_time m_relax_time, m_call_time; // cpu_relax()'s and a call's cost, computed once
+    task_stats* m_cur_stats = nullptr;          // stats_of_current(): follows m_current
+    // The promise of the last read of a register (fast mode), while it may still cover later reads.
+    struct standing_promise {
+        std::uint64_t addr = 0;
+        unsigned size = 0; // 0: a free slot
+        std::uint32_t value = 0;
+        sc_core::sc_time until;
+        sc_core::sc_time read_part; // the read's own cost: the call and the region's read cost
+        const std::uint64_t* breaks = nullptr;
+        std::uint64_t breaks_at_promise = 0;
+        bool holds() const { return size && *breaks == breaks_at_promise; }
+    };
+    standing_promise* standing(std::uint64_t addr, unsigned size) {
+        standing_promise& last = m_standing[m_standing_hit];
+        return last.size == size && last.addr == addr ? &last : standing_search(addr, size);
+    }
+    standing_promise* standing_search(std::uint64_t addr, unsigned size);
+    unsigned m_standing_hit = 0;
+    void remember(std::uint64_t addr, unsigned size, std::uint32_t v, const read_promise& p,
+                  bool target_bound);
+    static constexpr unsigned standing_slots = 4;
+    standing_promise m_standing[standing_slots];
+    unsigned m_standing_next = 0;
+    std::uint64_t m_promised_reads = 0;
+    std::uint64_t m_max_ahead = 0; // max_ahead_ns in SystemC time units
     // A payload for one access, reused from access to access (building one allocates its extension
     // array): one per nesting level, as an interrupt handler taken in sync() issues its own accesses.
     tlm::tlm_generic_payload& payload(tlm::tlm_command cmd, std::uint64_t addr, unsigned char* data,
