@@ -742,6 +742,33 @@ struct uart16550::impl {
     };
     shown_outputs shown; // what the ports were last driven with
     bool driven = false; // the ports have been written once
+    // Loosely timed: the outputs of the times the model ran ahead to, for the process to show each at
+    // its time; the back one is the model's present state.
+    std::deque<std::pair<sc_time, shown_outputs>> ahead;
+    shown_outputs show;     // what drive_outputs() drives
+    std::uint64_t late = 0; // accesses whose time was earlier than the model's
+    static shown_outputs outputs_of(const detail::uart16550_core& c) {
+        shown_outputs o;
+        o.txd = c.txd_pin();
+        o.irq = c.irq_pin();
+        o.ndtr = !c.out_active(0x01);
+        o.nrts = !c.out_active(0x02);
+        o.nout1 = !c.out_active(0x04);
+        o.nout2 = !c.out_active(0x08);
+        o.tx_level = c.tx_level();
+        o.rx_level = c.rx_level();
+        o.thre = c.thre();
+        o.temt = c.temt();
+        o.dr = c.data_ready();
+        o.fifo_enabled = c.fifo_enabled();
+        return o;
+    }
+    static bool same_outputs(const shown_outputs& a, const shown_outputs& b) {
+        return a.txd == b.txd && a.irq == b.irq && a.ndtr == b.ndtr && a.nrts == b.nrts &&
+               a.nout1 == b.nout1 && a.nout2 == b.nout2 && a.tx_level == b.tx_level &&
+               a.rx_level == b.rx_level && a.thre == b.thre && a.temt == b.temt && a.dr == b.dr &&
+               a.fifo_enabled == b.fifo_enabled;
+    }
 };
 
 namespace {
@@ -786,6 +813,7 @@ uart16550::uart16550(const sc_module_name& name, const uart16550_config& cfg)
     , m_impl(std::make_unique<impl>(m_cfg, m_clock)) {
     bus.register_b_transport(this, &uart16550::b_transport);
     bus.register_transport_dbg(this, &uart16550::transport_dbg);
+    bus.register_get_direct_mem_ptr(this, &uart16550::get_direct_mem_ptr);
     SC_HAS_PROCESS(uart16550);
     SC_METHOD(run);
 }
@@ -797,6 +825,9 @@ std::uint64_t uart16550::tx_lost() const {
 }
 std::uint64_t uart16550::rx_overruns() const {
     return m_impl->core.rx_overruns();
+}
+std::uint64_t uart16550::late_accesses() const {
+    return m_impl->late;
 }
 
 void uart16550::start_of_simulation() {
@@ -825,22 +856,9 @@ void uart16550::sample_inputs() {
 }
 
 void uart16550::drive_outputs() {
-    const detail::uart16550_core& c = m_impl->core;
     // Only what differs from what the ports were last driven with (every port on the first drive):
     // the same as writing them all, without a channel call per unchanged port.
-    impl::shown_outputs o;
-    o.txd = c.txd_pin();
-    o.irq = c.irq_pin();
-    o.ndtr = !c.out_active(0x01);
-    o.nrts = !c.out_active(0x02);
-    o.nout1 = !c.out_active(0x04);
-    o.nout2 = !c.out_active(0x08);
-    o.tx_level = c.tx_level();
-    o.rx_level = c.rx_level();
-    o.thre = c.thre();
-    o.temt = c.temt();
-    o.dr = c.data_ready();
-    o.fifo_enabled = c.fifo_enabled();
+    const impl::shown_outputs& o = m_impl->show;
     impl::shown_outputs& s = m_impl->shown;
     const bool all = !m_impl->driven;
     m_impl->driven = true;
@@ -866,12 +884,52 @@ void uart16550::run() {
     const sc_time now = sc_time_stamp();
     sample_inputs();
     core.advance(now);
-    drive_outputs();
-    const sc_time next = core.next_event();
+    auto& ahead = m_impl->ahead;
+    bool due = false;
+    while (!ahead.empty() && ahead.front().first <= now) {
+        m_impl->show = ahead.front().second;
+        due = true;
+        ahead.pop_front();
+    }
+    sc_time next;
+    if (!ahead.empty()) {
+        if (due) drive_outputs();
+        next = ahead.front().first; // a later time the model already ran to: show it then
+    } else {
+        m_impl->show = impl::outputs_of(core);
+        drive_outputs();
+        next = core.next_event();
+    }
     if (next == sc_max_time())
         next_trigger(m_impl->wake_on);
     else
         next_trigger(next - now, m_impl->wake_on);
+}
+
+// Loosely timed: the model runs ahead of SystemC time to an access's local time, keeping the outputs
+// of the events it passes for the process to show at their times.
+void uart16550::run_ahead(const sc_time& t) {
+    detail::uart16550_core& core = m_impl->core;
+    for (;;) {
+        const sc_time e = core.next_event();
+        if (e > t || e == sc_max_time()) break;
+        core.advance(e);
+        note_ahead();
+    }
+    core.advance(t);
+}
+
+// Loosely timed: keeps the model's present outputs for the process to show at the model's time, if they
+// differ from the last kept (or shown). Kept even at the present time: the initiator may run the model
+// further ahead before the process runs.
+void uart16550::note_ahead() {
+    const detail::uart16550_core& core = m_impl->core;
+    auto& ahead = m_impl->ahead;
+    const impl::shown_outputs o = impl::outputs_of(core);
+    if (impl::same_outputs(ahead.empty() ? m_impl->shown : ahead.back().second, o)) return;
+    ahead.emplace_back(core.now(), o);
+    const sc_time now = sc_time_stamp();
+    m_wake.notify(core.now() > now ? core.now() - now : SC_ZERO_TIME);
 }
 
 namespace {
@@ -911,50 +969,80 @@ void uart16550::b_transport(tlm::tlm_generic_payload& tx, sc_time& delay) {
         tx.set_response_status(st);
         return;
     }
+    const unsigned who = initiator_of(tx);
+    if (m_cfg.loosely_timed) {
+        // No wait: the access is applied at the initiator's local time, in arrival order.
+        serve(tx, idx, lane0, who, sc_time_stamp() + delay, delay);
+        return;
+    }
     // The access happens at the initiator's local time, after everything else at that time and in
     // the order of the initiators' ids among the accesses issued then (access_order.h).
     if (delay != SC_ZERO_TIME) {
         wait(delay);
         delay = SC_ZERO_TIME;
     }
-    const unsigned who = initiator_of(tx);
-    auto apply = [&] {
-        sample_inputs();
-        detail::uart16550_core& core = m_impl->core;
-        core.advance(sc_time_stamp());
-        if (tx.is_write()) {
-            if (lane0) {
-                core.write(idx, tx.get_data_ptr()[0]);
-                m_impl->breaker.fire(true, who);
-            }
-        } else if (lane0 && core.read_has_side_effect(idx)) {
-            to_payload(tx, core.read(idx));
-            m_impl->breaker.fire(true, who); // an RBR pop, or LSR/MSR/IIR bits cleared by the read
-        } else {
-            read_promise* promise = nullptr;
-            tx.get_extension(promise);
-            if (promise && lane0) {
-                auto& last = m_impl->last_promise;
-                const sc_time now = sc_time_stamp();
-                if (!(last.valid && last.idx == idx && last.breaks == m_impl->breaker.count &&
-                      now < last.until)) {
-                    last.until = core.stable_until(idx, m_impl->scratch);
-                    last.idx = idx;
-                    last.breaks = m_impl->breaker.count;
-                    last.valid = true;
-                }
-                m_impl->breaker.promise(*promise);
-                promise->until = last.until;
-            }
-            to_payload(tx, core.peek(idx));
-            // A read without side effects changed nothing the process shows: no wake.
-            tx.set_response_status(tlm::TLM_OK_RESPONSE);
-            return;
-        }
-        tx.set_response_status(tlm::TLM_OK_RESPONSE);
-        m_wake.notify(SC_ZERO_TIME);
-    };
+    auto apply = [&] { serve(tx, idx, lane0, who, sc_time_stamp(), delay); };
     m_impl->order.submit(who, apply);
+}
+
+// One access at `local`: the present in synchronising mode, the initiator's local time (at or after
+// the present) when loosely timed. It is applied at the later of that and the model's own time.
+void uart16550::serve(tlm::tlm_generic_payload& tx, unsigned idx, bool lane0, unsigned who,
+                      const sc_time& local, sc_time& delay) {
+    detail::uart16550_core& core = m_impl->core;
+    const sc_time now = sc_time_stamp();
+    const bool lt = m_cfg.loosely_timed;
+    if (lt) run_ahead(now); // what happens up to the present, kept to be shown
+    sample_inputs();
+    if (lt) note_ahead();
+    if (local < core.now()) ++m_impl->late;
+    if (lt)
+        run_ahead(local);
+    else
+        core.advance(local);
+    const sc_time at = core.now();
+    if (at > now) delay = at - now; // the access's time, as the initiator's local time
+    bool changed = true;
+    if (tx.is_write()) {
+        if (lane0) {
+            core.write(idx, tx.get_data_ptr()[0]);
+            m_impl->breaker.fire(true, who);
+        }
+    } else if (lane0 && core.read_has_side_effect(idx)) {
+        to_payload(tx, core.read(idx));
+        m_impl->breaker.fire(true, who); // an RBR pop, or LSR/MSR/IIR bits cleared by the read
+    } else {
+        read_promise* promise = nullptr;
+        if (!m_cfg.loosely_timed) tx.get_extension(promise); // its end would be a SystemC time
+        if (promise && lane0) {
+            auto& last = m_impl->last_promise;
+            if (!(last.valid && last.idx == idx && last.breaks == m_impl->breaker.count &&
+                  now < last.until)) {
+                last.until = core.stable_until(idx, m_impl->scratch);
+                last.idx = idx;
+                last.breaks = m_impl->breaker.count;
+                last.valid = true;
+            }
+            m_impl->breaker.promise(*promise);
+            promise->until = last.until;
+        }
+        to_payload(tx, core.peek(idx));
+        changed = false; // a read without side effects changed nothing the process shows: no wake
+    }
+    tx.set_response_status(tlm::TLM_OK_RESPONSE);
+    if (!changed) return;
+    if (lt)
+        note_ahead(); // the process shows the access's outputs at its time
+    else
+        m_wake.notify(SC_ZERO_TIME);
+}
+
+bool uart16550::get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi& dmi) {
+    // Refused over the whole register window: register accesses have side effects.
+    dmi.set_start_address(0);
+    dmi.set_end_address(map_size() - 1);
+    dmi.allow_read_write();
+    return false;
 }
 
 unsigned uart16550::transport_dbg(tlm::tlm_generic_payload& tx) {

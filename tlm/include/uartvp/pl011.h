@@ -44,6 +44,13 @@ struct pl011_config {
     // Clock the RTL through every UARTCLK cycle instead of skipping what cannot change anything.
     // Same results, much slower: the reference the fast path is held against.
     bool clock_every_cycle = false;
+    // Loosely timed use (initiators with a tlm_quantumkeeper): b_transport never calls wait(). An
+    // access is applied at the initiator's local time (SystemC time plus the annotated delay) and its
+    // latency is added to the delay; the outputs still change at their own times. An input change is
+    // seen by the first access after it in SystemC time (at most one quantum late); an access whose
+    // local time is earlier than the model's is applied at the model's time (late_accesses()). Accesses
+    // are applied in arrival order and reads get no read_promise.
+    bool loosely_timed = false;
     // Measure the wall-clock time spent evaluating the RTL (benchmarks; costs a little).
     bool measure_eval_time = false;
     // Write a full trace of the RTL to this VCD (Verilator's writer): every evaluated edge at its time.
@@ -106,6 +113,11 @@ public:
     std::uint64_t wakes() const;
     std::uint64_t idle_wakes() const;
     std::uint64_t rtl_evals() const;
+    // Accesses whose (local) time was earlier than the UARTCLK edge the model had reached: applied on
+    // the edge after it. Loosely timed initiators running ahead of each other cause them; a lone
+    // synchronising initiator that waits out each delay never does (several accesses with side
+    // effects within one UARTCLK period do, in both modes).
+    std::uint64_t late_accesses() const;
     void close_rtl_trace();
 
     // Adds the observation signals and lines to a VCD/WIF trace file, prefixed with this module's name
@@ -118,8 +130,11 @@ private:
     struct impl;
     void b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay);
     void serve(tlm::tlm_generic_payload& tx, const detail::word_access& a, sc_core::sc_time& delay,
-               unsigned initiator);
+               unsigned initiator, const sc_core::sc_time& at);
+    void run_ahead(std::uint64_t target);
+    void note_ahead(std::uint64_t at);
     unsigned transport_dbg(tlm::tlm_generic_payload& tx);
+    bool get_direct_mem_ptr(tlm::tlm_generic_payload& tx, tlm::tlm_dmi& dmi);
     void run();
     void sample_inputs();
     void rxd_changed();

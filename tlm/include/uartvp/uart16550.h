@@ -61,6 +61,13 @@ struct uart16550_config {
     unsigned reg_shift = 0;             // register i at offset i << reg_shift: 0 for I/O ports, 2 for MMIO
     unsigned reg_io_width = 1;          // accesses of 1 byte or of this width (<= 1 << reg_shift) are served
     bool out2_gates_irq = false;        // PC boards: irq = INTR only while the OUT2 pin is active
+    // Loosely timed use (initiators with a tlm_quantumkeeper): b_transport never calls wait(). An
+    // access is applied at the initiator's local time (SystemC time plus the annotated delay), which it
+    // leaves as it is (the model adds no latency); the outputs still change at their own times. An
+    // input change is seen by the first access after it in SystemC time (at most one quantum late); an
+    // access whose local time is earlier than the model's is applied at the model's time, the delay
+    // grown to match (late_accesses()). Accesses are applied in arrival order; reads get no read_promise.
+    bool loosely_timed = false;
     // A slow part's extra latencies (0 for a real 16550).
     sc_core::sc_time tx_drain_time = sc_core::SC_ZERO_TIME;
     sc_core::sc_time thre_delay = sc_core::SC_ZERO_TIME;
@@ -97,6 +104,9 @@ public:
     std::uint64_t tx_lost() const;
     // Received characters lost to overrun.
     std::uint64_t rx_overruns() const;
+    // Accesses whose (local) time was earlier than the time the model had reached (loosely timed
+    // initiators running ahead of each other): applied at the model's time.
+    std::uint64_t late_accesses() const;
 
     // Adds the lines, IRQ and observation signals to a trace file, prefixed with this module's name
     // (sc_trace(tf, uart, name): with another prefix), or to a vcd_writer (<uartvp/vcd_writer.h>). Call
@@ -107,7 +117,12 @@ public:
 private:
     struct impl;
     void b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay);
+    void serve(tlm::tlm_generic_payload& tx, unsigned idx, bool lane0, unsigned initiator,
+               const sc_core::sc_time& local, sc_core::sc_time& delay);
+    void run_ahead(const sc_core::sc_time& t);
+    void note_ahead();
     unsigned transport_dbg(tlm::tlm_generic_payload& tx);
+    bool get_direct_mem_ptr(tlm::tlm_generic_payload& tx, tlm::tlm_dmi& dmi);
     void run();
     void sample_inputs();
     void drive_outputs();
