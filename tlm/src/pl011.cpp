@@ -56,6 +56,7 @@ void write_if_bound(optional_out& p, bool v) {
 pl011::pl011(const sc_module_name& name, const pl011_config& cfg)
     : sc_module(name)
     , bus("bus")
+    , bus64("bus64")
     , irq("irq")
     , txd("txd")
     , rxd("rxd")
@@ -87,6 +88,9 @@ pl011::pl011(const sc_module_name& name, const pl011_config& cfg)
     bus.register_b_transport(this, &pl011::b_transport);
     bus.register_transport_dbg(this, &pl011::transport_dbg);
     bus.register_get_direct_mem_ptr(this, &pl011::get_direct_mem_ptr);
+    bus64.register_b_transport(this, &pl011::b_transport);
+    bus64.register_transport_dbg(this, &pl011::transport_dbg);
+    bus64.register_get_direct_mem_ptr(this, &pl011::get_direct_mem_ptr);
     SC_HAS_PROCESS(pl011);
     SC_METHOD(run);
     if (!cfg.clock_every_cycle) {
@@ -125,6 +129,8 @@ void pl011::close_rtl_trace() {
 }
 
 void pl011::start_of_simulation() {
+    if (bus.size() == 0 && bus64.size() == 0)
+        SC_REPORT_ERROR(kind(), (std::string(name()) + ": neither bus nor bus64 is bound").c_str());
     // Ports are bound by now: wake on the inputs that are connected.
     sc_event_or_list& l = m_impl->wake_on;
     l |= m_wake;

@@ -790,6 +790,7 @@ const uart16550_config& checked(const uart16550_config& cfg) {
 uart16550::uart16550(const sc_module_name& name, const uart16550_config& cfg)
     : sc_module(name)
     , bus("bus")
+    , bus64("bus64")
     , irq("irq")
     , txd("txd")
     , rxd("rxd")
@@ -814,6 +815,9 @@ uart16550::uart16550(const sc_module_name& name, const uart16550_config& cfg)
     bus.register_b_transport(this, &uart16550::b_transport);
     bus.register_transport_dbg(this, &uart16550::transport_dbg);
     bus.register_get_direct_mem_ptr(this, &uart16550::get_direct_mem_ptr);
+    bus64.register_b_transport(this, &uart16550::b_transport);
+    bus64.register_transport_dbg(this, &uart16550::transport_dbg);
+    bus64.register_get_direct_mem_ptr(this, &uart16550::get_direct_mem_ptr);
     SC_HAS_PROCESS(uart16550);
     SC_METHOD(run);
 }
@@ -831,6 +835,8 @@ std::uint64_t uart16550::late_accesses() const {
 }
 
 void uart16550::start_of_simulation() {
+    if (bus.size() == 0 && bus64.size() == 0)
+        SC_REPORT_ERROR(kind(), (std::string(name()) + ": neither bus nor bus64 is bound").c_str());
     sc_event_or_list& l = m_impl->wake_on;
     l |= m_wake;
     l |= rxd.value_changed_event();

@@ -79,7 +79,10 @@ public:
     // Register map size: offsets 0x000..0xFFF (a method, as uart16550's is).
     static constexpr std::uint64_t map_size() { return 0x1000; }
 
-    tlm_utils::simple_target_socket<pl011, 32> bus;
+    // The register window on a 32-bit bus (`bus`) or a 64-bit one (`bus64`, VCML's default width): bind
+    // one of them, or both (several initiators); each serves the same registers in the same way.
+    tlm_utils::simple_target_socket_optional<pl011, 32> bus;
+    tlm_utils::simple_target_socket_optional<pl011, 64> bus64;
     sc_core::sc_out<bool> irq; // UARTINTR, active high
     sc_core::sc_out<bool> txd;
     sc_core::sc_in<bool> rxd;

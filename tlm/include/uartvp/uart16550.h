@@ -75,7 +75,10 @@ struct uart16550_config {
 
 class uart16550 : public sc_core::sc_module {
 public:
-    tlm_utils::simple_target_socket<uart16550, 32> bus;
+    // The register window on a 32-bit bus (`bus`) or a 64-bit one (`bus64`, VCML's default width): bind
+    // one of them, or both (several initiators); each serves the same registers in the same way.
+    tlm_utils::simple_target_socket_optional<uart16550, 32> bus;
+    tlm_utils::simple_target_socket_optional<uart16550, 64> bus64;
     sc_core::sc_out<bool> irq; // INTR, active high
     sc_core::sc_out<bool> txd; // SOUT
     sc_core::sc_in<bool> rxd;  // SIN
