@@ -35,9 +35,10 @@ struct pl011::impl {
     detail::access_order order;
     detail::pl011_outputs shown; // what the output ports were last driven with
     std::uint64_t wakes = 0, idle_wakes = 0;
-    std::uint64_t late = 0; // accesses whose time was earlier than the edge the model had reached
-    bool started = false;   // the process has run its first activation
-    bool driven = false;    // the output ports have been written once
+    std::uint64_t late = 0;    // accesses whose time was earlier than the edge the model had reached
+    bool started = false;      // the process has run its first activation
+    bool clk_watching = false; // clk_hz_changed() waits for changes of clk_hz
+    bool driven = false;       // the output ports have been written once
     // Fast mode: RXD as last seen (the engine applies its changes lazily), and the edge the process
     // is to wake at (UINT64_MAX: none planned).
     bool rxd_seen = true;
@@ -51,6 +52,19 @@ bool read_or(const optional_in& p, bool inactive) {
 void write_if_bound(optional_out& p, bool v) {
     if (p.size()) p->write(v);
 }
+// A frequency from clk_hz: an error report (not an exception out of a process) for what cannot be.
+template <class uart> void apply_clk_hz(uart& u, std::uint64_t hz) {
+    if (hz == 0) {
+        SC_REPORT_ERROR(
+            u.kind(), (std::string(u.name()) + ": clk_hz is 0 Hz (a stopped clock is not modelled)").c_str());
+    } else if (hz != u.clock().hz()) {
+        try {
+            u.set_clock_hz(hz);
+        } catch (const std::invalid_argument& e) {
+            SC_REPORT_ERROR(u.kind(), (std::string(u.name()) + ": clk_hz: " + e.what()).c_str());
+        }
+    }
+}
 } // namespace
 
 pl011::pl011(const sc_module_name& name, const pl011_config& cfg)
@@ -61,6 +75,8 @@ pl011::pl011(const sc_module_name& name, const pl011_config& cfg)
     , txd("txd")
     , rxd("rxd")
     , nreset("nreset")
+    , rst("rst")
+    , clk_hz("clk_hz")
     , ncts("ncts")
     , ndsr("ndsr")
     , ndcd("ndcd")
@@ -93,6 +109,7 @@ pl011::pl011(const sc_module_name& name, const pl011_config& cfg)
     bus64.register_get_direct_mem_ptr(this, &pl011::get_direct_mem_ptr);
     SC_HAS_PROCESS(pl011);
     SC_METHOD(run);
+    SC_METHOD(clk_hz_changed); // runs once at the start, then only if clk_hz is bound
     if (!cfg.clock_every_cycle) {
         // RXD changes go to the engine as they come, without a wake of the model's process.
         SC_METHOD(rxd_changed);
@@ -135,15 +152,60 @@ void pl011::start_of_simulation() {
     sc_event_or_list& l = m_impl->wake_on;
     l |= m_wake;
     if (m_cfg.clock_every_cycle) l |= rxd.value_changed_event();
-    for (optional_in* p : {&nreset, &ncts, &ndsr, &ndcd, &nri, &txdmaclr, &rxdmaclr})
+    for (optional_in* p : {&nreset, &rst, &ncts, &ndsr, &ndcd, &nri, &txdmaclr, &rxdmaclr})
         if (p->size()) l |= (*p)->value_changed_event();
+    if (clk_hz.size()) apply_clk_hz(*this, clk_hz->read()); // the clock tree's frequency from time 0
+}
+
+// clk_hz: each change of the frequency on the signal is a set_clock_hz() at that time (its value at
+// the start was taken by start_of_simulation()).
+void pl011::clk_hz_changed() {
+    if (!clk_hz.size()) return; // never triggered again
+    if (m_impl->clk_watching) apply_clk_hz(*this, clk_hz->read());
+    m_impl->clk_watching = true;
+    next_trigger(clk_hz->value_changed_event());
+}
+
+void pl011::set_clock_hz(std::uint64_t hz) {
+    detail::pl011_core& core = m_impl->core;
+    const sc_time now = sc_time_stamp();
+    // Before the first edge the whole clock changes; later, from the edge after the present and after
+    // every edge already taken (theirs are decided).
+    const std::uint64_t from = !m_impl->started && now == SC_ZERO_TIME && core.cycle() == 0
+                                   ? 0
+                                   : std::max(core.cycle(), m_clock.edge_at_or_before(now)) + 1;
+    m_clock.set_hz(from, hz);
+    if (m_impl->started) {
+        m_impl->breaker.fire(false, UINT_MAX); // promised times were at the old rate
+        m_wake.notify(SC_ZERO_TIME);           // the process plans its next wake anew
+    }
+}
+
+void pl011::reset() {
+    // nRESET low over one UARTCLK edge, the edge after the present (or after the edges already taken).
+    detail::pl011_core& core = m_impl->core;
+    detail::pl011_inputs& in = core.inputs();
+    const sc_time now = sc_time_stamp();
+    sample_inputs();
+    const std::uint64_t present = m_clock.edge_at_or_before(now);
+    core.catch_up(present);
+    const std::uint64_t at = std::max(core.cycle(), present) + 1;
+    const bool level = in.rst_n;
+    in.rst_n = false;
+    core.settle();
+    core.catch_up(at);
+    in.rst_n = level;
+    core.settle();
+    m_impl->ahead.emplace_back(at, core.out());
+    m_impl->breaker.fire(false, UINT_MAX);
+    m_wake.notify(m_clock.time_of(at) - now);
 }
 
 void pl011::sample_inputs() {
     detail::pl011_inputs& in = m_impl->core.inputs();
     // In fast mode RXD goes its own way (note_rxd): the engine holds and loads it.
     const bool rxd_here = m_cfg.clock_every_cycle;
-    const bool v_rst = read_or(nreset, true), v_rxd = rxd_here ? rxd.read() : in.rxd,
+    const bool v_rst = read_or(nreset, true) && !read_or(rst, false), v_rxd = rxd_here ? rxd.read() : in.rxd,
                v_cts = read_or(ncts, true), v_dsr = read_or(ndsr, true), v_dcd = read_or(ndcd, true),
                v_ri = read_or(nri, true), v_txclr = read_or(txdmaclr, false),
                v_rxclr = read_or(rxdmaclr, false);
@@ -376,7 +438,7 @@ void pl011::serve(tlm::tlm_generic_payload& tx, const detail::word_access& a, sc
                              : m_clock.time_of(stable_until);
         // A read completes at the first UARTCLK edge after its issue: at most one period (plus the
         // rounding of edge times) later.
-        promise->latency = sc_time::from_value(m_clock.time_of(1).value() + 1);
+        promise->latency = sc_time::from_value(m_clock.period().value() + 1);
     }
     tx.set_response_status(tlm::TLM_OK_RESPONSE);
     delay = m_clock.time_of(at) - now; // it completes at its edge

@@ -307,6 +307,11 @@ public:
         m_in_modem = std::uint8_t(cts | dsr << 1 | ri << 2 | dcd << 3);
         update_modem();
     }
+    // A new clock (the same edges up to its change): the times planned from cycles are planned anew.
+    void set_clock(const cycle_clock& clk) {
+        m_clk = clk;
+        m_next_ok = false;
+    }
     void set_reset(bool asserted) {
         m_next_ok = false;
         if (asserted == m_reset) return;
@@ -745,8 +750,9 @@ struct uart16550::impl {
     // Loosely timed: the outputs of the times the model ran ahead to, for the process to show each at
     // its time; the back one is the model's present state.
     std::deque<std::pair<sc_time, shown_outputs>> ahead;
-    shown_outputs show;     // what drive_outputs() drives
-    std::uint64_t late = 0; // accesses whose time was earlier than the model's
+    shown_outputs show;        // what drive_outputs() drives
+    std::uint64_t late = 0;    // accesses whose time was earlier than the model's
+    bool clk_watching = false; // clk_hz_changed() waits for changes of clk_hz
     static shown_outputs outputs_of(const detail::uart16550_core& c) {
         shown_outputs o;
         o.txd = c.txd_pin();
@@ -778,6 +784,19 @@ bool read_or(const optional_in& p, bool inactive) {
 void write_if_bound(optional_out& p, bool v) {
     if (p.size()) p->write(v);
 }
+// A frequency from clk_hz: an error report (not an exception out of a process) for what cannot be.
+template <class uart> void apply_clk_hz(uart& u, std::uint64_t hz) {
+    if (hz == 0) {
+        SC_REPORT_ERROR(
+            u.kind(), (std::string(u.name()) + ": clk_hz is 0 Hz (a stopped clock is not modelled)").c_str());
+    } else if (hz != u.clock().hz()) {
+        try {
+            u.set_clock_hz(hz);
+        } catch (const std::invalid_argument& e) {
+            SC_REPORT_ERROR(u.kind(), (std::string(u.name()) + ": clk_hz: " + e.what()).c_str());
+        }
+    }
+}
 const uart16550_config& checked(const uart16550_config& cfg) {
     if (cfg.reg_shift > 2) throw std::invalid_argument("uart16550: reg_shift must be 0, 1 or 2");
     if ((cfg.reg_io_width != 1 && cfg.reg_io_width != 2 && cfg.reg_io_width != 4) ||
@@ -795,6 +814,8 @@ uart16550::uart16550(const sc_module_name& name, const uart16550_config& cfg)
     , txd("txd")
     , rxd("rxd")
     , nreset("nreset")
+    , rst("rst")
+    , clk_hz("clk_hz")
     , ncts("ncts")
     , ndsr("ndsr")
     , ndcd("ndcd")
@@ -820,6 +841,7 @@ uart16550::uart16550(const sc_module_name& name, const uart16550_config& cfg)
     bus64.register_get_direct_mem_ptr(this, &uart16550::get_direct_mem_ptr);
     SC_HAS_PROCESS(uart16550);
     SC_METHOD(run);
+    SC_METHOD(clk_hz_changed); // runs once at the start, then only if clk_hz is bound
 }
 
 uart16550::~uart16550() = default;
@@ -840,13 +862,53 @@ void uart16550::start_of_simulation() {
     sc_event_or_list& l = m_impl->wake_on;
     l |= m_wake;
     l |= rxd.value_changed_event();
-    for (optional_in* p : {&nreset, &ncts, &ndsr, &ndcd, &nri})
+    for (optional_in* p : {&nreset, &rst, &ncts, &ndsr, &ndcd, &nri})
         if (p->size()) l |= (*p)->value_changed_event();
+    if (clk_hz.size()) apply_clk_hz(*this, clk_hz->read()); // the clock tree's frequency from time 0
+}
+
+// clk_hz: each change of the frequency on the signal is a set_clock_hz() at that time (its value at
+// the start was taken by start_of_simulation()).
+void uart16550::clk_hz_changed() {
+    if (!clk_hz.size()) return; // never triggered again
+    if (m_impl->clk_watching) apply_clk_hz(*this, clk_hz->read());
+    m_impl->clk_watching = true;
+    next_trigger(clk_hz->value_changed_event());
+}
+
+void uart16550::set_clock_hz(std::uint64_t hz) {
+    impl& m = *m_impl;
+    const sc_time now = sc_time_stamp();
+    m.core.advance(now); // what happened up to now, at the old rate
+    // Before anything happened the whole clock changes; later, from the XIN edge after the present
+    // (or after the model's own time, when it ran ahead).
+    const std::uint64_t from = now == SC_ZERO_TIME && m.core.now() == SC_ZERO_TIME && !m.driven
+                                   ? 0
+                                   : m_clock.edge_at_or_before(std::max(now, m.core.now())) + 1;
+    m_clock.set_hz(from, hz);
+    m.core.set_clock(m_clock);
+    m.scratch.set_clock(m_clock);
+    m.last_promise.valid = false;
+    if (m.driven) {
+        m.breaker.fire(false, UINT_MAX); // promised times were at the old rate
+        m_wake.notify(SC_ZERO_TIME);     // the process plans its next wake anew
+    }
+}
+
+void uart16550::reset() {
+    // A pulse on MR at the present time: the reset state, then the inputs' own levels again.
+    impl& m = *m_impl;
+    sample_inputs();
+    m.core.advance(sc_time_stamp());
+    m.core.set_reset(true);
+    m.core.set_reset(m.reset);
+    m.breaker.fire(false, UINT_MAX);
+    m_wake.notify(SC_ZERO_TIME);
 }
 
 void uart16550::sample_inputs() {
     impl& m = *m_impl;
-    const bool v_rxd = rxd.read(), v_rst = !read_or(nreset, true);
+    const bool v_rxd = rxd.read(), v_rst = !read_or(nreset, true) || read_or(rst, false);
     const std::uint8_t v_modem = std::uint8_t(!read_or(ncts, true) | !read_or(ndsr, true) << 1 |
                                               !read_or(nri, true) << 2 | !read_or(ndcd, true) << 3);
     if (v_rxd == m.rxd && v_rst == m.reset && v_modem == m.modem) return;

@@ -37,6 +37,9 @@ private:
 // A port that may stay unbound; it then reads as its inactive level (inputs) or drives nothing (outputs).
 using optional_in = sc_core::sc_port<sc_core::sc_signal_in_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
 using optional_out = sc_core::sc_port<sc_core::sc_signal_inout_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
+// A clock frequency carried on a signal, in Hz (as VCML's clock ports carry it); may stay unbound.
+using optional_hz_in =
+    sc_core::sc_port<sc_core::sc_signal_in_if<std::uint64_t>, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
 
 struct pl011_config {
     std::uint64_t clock_hz = 24'000'000; // UARTCLK
@@ -89,6 +92,10 @@ public:
 
     // Optional ports, PrimeCell names (active low).
     optional_in nreset; // held high when unbound
+    optional_in rst;    // active-high reset, beside nreset (either holds the UART in reset); low when unbound
+    // UARTCLK's frequency from the SoC's clock tree: when bound, its value at the start of the
+    // simulation and every change of it go to set_clock_hz() (0 Hz, a stopped clock, is an error).
+    optional_hz_in clk_hz;
     optional_in ncts, ndsr, ndcd, nri;
     optional_out nrts, ndtr, nout1, nout2;
     // DMA requests (UARTTXDMASREQ, ...) and the DMA controller's clears, active high; enabled by DMACR.
@@ -106,6 +113,13 @@ public:
     const char* kind() const override { return "uartvp::pl011"; }
 
     const pl011_config& config() const { return m_cfg; }
+    // A new UARTCLK frequency (throws std::invalid_argument for 0 or a period below the time
+    // resolution). The next clock edge keeps its time and the edges after it follow at the new period
+    // (edges an access already took keep theirs): a character in flight finishes its remaining Baud16
+    // ticks at the new rate. clock().hz() reads the frequency in force.
+    void set_clock_hz(std::uint64_t hz);
+    // Resets the UART as one UARTCLK edge with nRESET low would (at the next edge), from a process.
+    void reset();
     const cycle_clock& clock() const { return m_clock; }
     // UARTCLK edges the model has reached, and RTL edges actually evaluated to get there.
     std::uint64_t cycle() const;
@@ -144,6 +158,7 @@ private:
     void note_rxd();
     bool drive_outputs(const detail::pl011_outputs& o); // false: every output already showed that
     void start_of_simulation() override;
+    void clk_hz_changed();
 
     pl011_config m_cfg;
     cycle_clock m_clock;

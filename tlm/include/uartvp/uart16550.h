@@ -55,6 +55,9 @@ class vcd_writer;
 // (The same aliases as in <uartvp/pl011.h>; redeclaring an alias of the same type is allowed.)
 using optional_in = sc_core::sc_port<sc_core::sc_signal_in_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
 using optional_out = sc_core::sc_port<sc_core::sc_signal_inout_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
+// A clock frequency carried on a signal, in Hz (as VCML's clock ports carry it); may stay unbound.
+using optional_hz_in =
+    sc_core::sc_port<sc_core::sc_signal_in_if<std::uint64_t>, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
 
 struct uart16550_config {
     std::uint64_t clock_hz = 1'843'200; // XIN; divisor 1 = 115200 baud
@@ -86,6 +89,10 @@ public:
     // Optional ports, active low like the chip's pins (MR is active high on the chip; nreset here, as on
     // the PL011). Unbound inputs read inactive (high).
     optional_in nreset;
+    optional_in rst; // active high (the chip's MR), beside nreset: either holds the UART in reset
+    // XIN's frequency from the SoC's clock tree: when bound, its value at the start of the simulation
+    // and every change of it go to set_clock_hz() (0 Hz, a stopped clock, is an error).
+    optional_hz_in clk_hz;
     optional_in ncts, ndsr, ndcd, nri;
     optional_out nrts, ndtr, nout1, nout2;
 
@@ -100,6 +107,13 @@ public:
     const char* kind() const override { return "uartvp::uart16550"; }
 
     const uart16550_config& config() const { return m_cfg; }
+    // A new XIN frequency (throws std::invalid_argument for 0 or a period below the time resolution).
+    // The next XIN edge keeps its time and the edges after it follow at the new period: a character in
+    // flight finishes its remaining bits at the new rate (times already decided in nanoseconds, the
+    // THRE delay and a slow part's latencies, are kept). clock().hz() reads the frequency in force.
+    void set_clock_hz(std::uint64_t hz);
+    // Resets the UART as a pulse on MR would, at the present time, from a process.
+    void reset();
     const cycle_clock& clock() const { return m_clock; }
     std::uint64_t map_size() const { return std::uint64_t{8} << m_cfg.reg_shift; }
 
@@ -130,6 +144,7 @@ private:
     void sample_inputs();
     void drive_outputs();
     void start_of_simulation() override;
+    void clk_hz_changed();
 
     uart16550_config m_cfg;
     cycle_clock m_clock;
