@@ -102,9 +102,10 @@ struct change_log {
     }
 };
 
-pl011_config pl_cfg(bool lt) {
+pl011_config pl_cfg(bool lt, bool reference = false) {
     pl011_config c;
     c.loosely_timed = lt;
+    c.clock_every_cycle = reference;
     return c;
 }
 uart16550_config com_cfg(bool lt) {
@@ -126,9 +127,9 @@ struct platform : sc_module {
     line_monitor com_mon{"com_mon", 115200, serial_format{}};
     change_log log;
 
-    platform(const sc_module_name& n, bool lt)
+    platform(const sc_module_name& n, bool lt, bool reference = false)
         : sc_module(n)
-        , pl("pl", pl_cfg(lt))
+        , pl("pl", pl_cfg(lt, reference))
         , com("com", com_cfg(lt)) {
         cpu.socket.bind(bus.target);
         bus.map(pl.bus, 0, pl.map_size(), "pl");
@@ -237,9 +238,10 @@ void traffic(qk_cpu& c, unsigned seed, unsigned ops) {
     c.qk.sync();
 }
 
-void run_against_synchronising(unsigned seed, unsigned ops, const sc_time& quantum) {
+// `reference`: the loosely timed PL011 clocked cycle by cycle (against the synchronising fast mode).
+void run_against_synchronising(unsigned seed, unsigned ops, const sc_time& quantum, bool reference = false) {
     tlm_utils::tlm_quantumkeeper::set_global_quantum(quantum);
-    platform sync("sync", false), lt("lt", true);
+    platform sync("sync", false), lt("lt", true, reference);
     sc_spawn([&] { traffic(sync.cpu, seed, ops); });
     sc_spawn([&] { traffic(lt.cpu, seed, ops); });
     sc_start(sc_time(1, SC_SEC));
@@ -286,6 +288,11 @@ TEST(LooselyTimed, QuantumKeeperInitiatorMatchesSynchronisingModeQuantum10us) {
 TEST(LooselyTimed, QuantumKeeperInitiatorMatchesSynchronisingModeQuantum1ms) {
     UARTVP_SIM_TEST();
     run_against_synchronising(2, 3000, sc_time(1, SC_MS));
+}
+
+TEST(LooselyTimed, ClockedEveryCycleItMatchesTheSynchronisingFastMode) {
+    UARTVP_SIM_TEST();
+    run_against_synchronising(3, 1500, sc_time(100, SC_US), true);
 }
 
 namespace {
