@@ -20,7 +20,10 @@
 // count towards the receive timeout; `div_load` hands the edge the divider's state after quiet cycles
 // skipped without evaluation (its phase follows from the divisor and the cycles since it was
 // latched); `rxd_load` has the edge load both synchroniser stages with RXD, standing for the two
-// edges that pass a change of RXD on.
+// edges that pass a change of RXD on. For the serial line as characters, the transmitter reports the
+// character it starts (`tx_started`, `tx_line_bits`, `tx_bits_left`, `tx_format`, `tx_in_char`), and
+// `txd_unseen` (nobody reads TXD between evaluated edges; not in loopback) lets a skip pass TXD's edges
+// inside a character: the edges of the transmitter are then its characters' starts and ends.
 //
 // Written in the SystemVerilog that Verilator, Yosys 0.23 and Icarus Verilog 11 all read
 // (testbench/tests/rtl_open_tools.sh checks the latter two): functions assign their result to their
@@ -160,7 +163,14 @@ module pl011 #(
     output logic        rx_busy,   // the receiver is in a character past its start bit's decision
     output logic [7:0]  rx_frame_ticks, // from a start bit seen now, enables to the first that can change an output
     output logic        synced,    // the input registers and modem change detector hold their inputs
-    output logic        quiet
+    output logic        quiet,
+    // the serial line as characters
+    input  logic        txd_unseen, // nobody reads TXD between evaluated edges: skips may pass its edges
+    output logic        tx_started, // the last edge started a character
+    output logic [11:0] tx_line_bits, // the character in progress from the bit on TXD, LSB first
+    output logic [3:0]  tx_bits_left, // its bits after the one on TXD
+    output logic        tx_in_char, // a character is in progress (TXD shows its bits)
+    output logic [3:0]  tx_format   // its frame format, {WLEN, PEN, STP2} as LCR_H had them at its start
 );
     localparam int LW = $clog2(FIFO_DEPTH) + 1;
 
@@ -357,12 +367,26 @@ module pl011 #(
     wire [3:0] tick_now = tick_pos[3:0];
     wire [3:0] crossed = tick_pos[7:4];
     wire [11:0] shift_now = (tx_shift >> crossed) | ~(12'hFFF >> crossed);
+    // The level of the last bit those enables crossed into (with txd_unseen it may differ from tx_q).
+    wire prev_level = tx_shift[crossed - 4'd1];
     wire [3:0] left_now = tx_left - crossed;
     wire tx_bit_end = baud16 && tx_active && tick_now == 4'd15;
     wire tx_char_end = tx_bit_end && left_now == 0;
     wire tx_start = baud16 && tx_can_start && (!tx_active || tx_char_end);
     assign tx_pop = tx_start;
 
+    logic tx_start_q;
+    logic [3:0] tx_fmt_q;
+    always_ff @(posedge clk) begin
+        tx_start_q <= rst_n && tx_start;
+        if (!rst_n) tx_fmt_q <= '0;
+        else if (tx_start) tx_fmt_q <= {wlen, lcrh[PEN], lcrh[STP2]};
+    end
+    assign tx_format = tx_fmt_q;
+    assign tx_started = tx_start_q;
+    assign tx_line_bits = {tx_shift[10:0], tx_q};
+    assign tx_bits_left = tx_left;
+    assign tx_in_char = tx_active;
     always_ff @(posedge clk) begin
         if (!rst_n) begin
             tx_active <= 1'b0;
@@ -385,6 +409,7 @@ module pl011 #(
             tx_left <= left_now - 4'd1;
             tx_tick <= '0;
         end else if (baud16 && tx_active) begin
+            if (crossed != 4'd0) tx_q <= prev_level;
             tx_shift <= shift_now;
             tx_left <= left_now;
             tx_tick <= tick_now + 4'd1;
@@ -695,8 +720,8 @@ module pl011 #(
     // start bit and where it decides the start bit (a glitch ends there) and the stop bit (it pushes);
     // the timeout where it fires.
     localparam logic [9:0] NEVER = 10'h3FF;
-    wire [9:0] tx_ev = tx_active ? {2'b0, to_bit_end} + {2'b0, same_run, 4'b0}
-                     : tx_can_start ? 10'd1 : NEVER;
+    wire [9:0] tx_ev_pins = tx_active ? {2'b0, to_bit_end} + {2'b0, same_run, 4'b0}
+                          : tx_can_start ? 10'd1 : NEVER;
     wire [9:0] rx_to_start = 10'd9 - {2'b0, rx_pos};  // its decision, while in the start bit
     wire [9:0] rx_to_stop = {2'b0, rx_stop, 4'b0} + 10'd9 - {2'b0, rx_pos};
     wire [9:0] rx_ev = rx_active ? (rx_bit == 0 ? rx_to_start : rx_to_stop) : rx_can_detect ? 10'd1 : NEVER;
@@ -713,6 +738,9 @@ module pl011 #(
     // or where the timeout fires.
     wire [9:0] tx_reg = tx_active ? {2'b0, to_bit_end} + {2'b0, tx_left, 4'b0}
                       : tx_can_start ? 10'd1 : NEVER;
+    // With TXD unseen (and not looped back into the receiver) its edges inside a character are no
+    // events: the transmitter acts where a character starts and ends.
+    wire [9:0] tx_ev = txd_unseen && !lbe ? tx_reg : tx_ev_pins;
     wire [9:0] rx_reg = rx_active ? rx_to_stop : rx_can_detect ? 10'd1 : NEVER;
     function automatic logic [7:0] nearest(input logic [9:0] a, input logic [9:0] b, input logic [9:0] c);
         logic [9:0] m;

@@ -88,6 +88,10 @@ void core::strobe() {
 
 // Called at the access's own time (the core synchronised to it).
 void core::show_access(std::uint64_t addr, bool write, const sc_time& cost) {
+    if (m_accesses_observed)
+        for (core_observer* o : m_observers)
+            o->access(*this, addr, write, sc_time_stamp(), sc_time_stamp() + cost);
+    if (!m_traced) return;
     m_pending.valid = true;
     m_pending.write = write;
     m_pending.addr = addr;
@@ -422,7 +426,8 @@ bool core::transport(tlm::tlm_generic_payload& tx) {
             << " bytes at 0x" << std::hex << addr << ": " << tx.get_response_string();
         throw bus_error(msg.str());
     }
-    if (m_traced && sc_time_stamp() == issued) show_access(addr, tx.is_write(), done_by_cost - issued);
+    if ((m_traced || m_accesses_observed) && sc_time_stamp() == issued)
+        show_access(addr, tx.is_write(), done_by_cost - issued);
     const sc_time by_target = sc_time_stamp() + delay;
     m_time = std::max(done_by_cost, by_target);
     return by_target > done_by_cost;

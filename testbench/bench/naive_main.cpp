@@ -43,6 +43,10 @@ struct naive_pl011 : sc_module {
         fast_fwd{"fast_fwd", 0}, skip_ticks{"skip_ticks", 0}, b16_wait{"b16_wait"}, b16_acc{"b16_acc"},
         baud_div{"baud_div"}, ev_ticks{"ev_ticks"}, out_ticks{"out_ticks"}, reg_ticks{"reg_ticks"},
         div_cnt{"div_cnt", 0}, div_acc{"div_acc", 0};
+    // The line as characters: unused here (TXD pin by pin).
+    sc_signal<bool> txd_unseen{"txd_unseen", false}, tx_started{"tx_started"}, tx_in_char{"tx_in_char"};
+    sc_signal<std::uint32_t> tx_line_bits{"tx_line_bits"}, tx_bits_left{"tx_bits_left"},
+        tx_format{"tx_format"};
     Vpl011_sc rtl{"rtl"};
 
     SC_HAS_PROCESS(naive_pl011);
@@ -62,6 +66,8 @@ struct naive_pl011 : sc_module {
         rtl.txdmasreq(txdmasreq), rtl.txdmabreq(txdmabreq), rtl.rxdmasreq(rxdmasreq),
             rtl.rxdmabreq(rxdmabreq);
         rtl.txdmaclr(txdmaclr), rtl.rxdmaclr(rxdmaclr);
+        rtl.txd_unseen(txd_unseen), rtl.tx_started(tx_started), rtl.tx_line_bits(tx_line_bits),
+            rtl.tx_bits_left(tx_bits_left), rtl.tx_in_char(tx_in_char), rtl.tx_format(tx_format);
         SC_THREAD(release_reset);
     }
     void release_reset() {

@@ -519,14 +519,14 @@ run_result run_boot_console(const run_request& rq) {
                                     p.uart_base));
             first_due = 0; // CON_PRINTBUFFER, no boot console: the whole log
             c.sync();
-            register_ns = c.local_time().to_seconds() * 1e9;
+            register_ns = to_ns(c.local_time());
             sw::register_console(con);
             registered = con.registered;
             c.sync();
-            const double usecs = (c.local_time() - probe0).to_seconds() * 1e6;
-            probe_ns = static_cast<double>(static_cast<std::uint64_t>(usecs)) * 1e3;
-            sw::pr_info(fmt::format("probe of ARMH0011:00 returned 0 after {} usecs",
-                                    static_cast<std::uint64_t>(usecs)));
+            // ktime_to_us: whole microseconds, truncated
+            const std::uint64_t usecs = static_cast<std::uint64_t>(to_ns(c.local_time() - probe0)) / 1000;
+            probe_ns = static_cast<double>(usecs) * 1e3;
+            sw::pr_info(fmt::format("probe of ARMH0011:00 returned 0 after {} usecs", usecs));
         }
         for (const boot_record& r : plan.after) {
             work_until(r.t_ns);
@@ -605,28 +605,9 @@ run_result run_boot_console(const run_request& rq) {
     r.sim_time_ns = to_ns(sc_time_stamp());
     r.line_idle_ns = to_ns(last_char_end);
     r.bytes_written = rc.expected.size();
-    r.bytes_on_line = sb.observed_count();
-    r.lost_bytes = sb.lost();
-    r.corrupted_bytes = sb.corrupted() + rc.text_mismatch;
-    r.duplicated_bytes = sb.duplicated();
-    r.extra_bytes = sb.extra();
-    r.framing_errors = soc.monitor.framing_errors();
-    r.parity_errors = soc.monitor.parity_errors();
-    if (const auto d = sb.first_difference())
-        r.first_difference = {{"kind", to_string(d->kind)},          {"expected_index", d->expected_index},
-                              {"observed_index", d->observed_index}, {"time_ns", to_ns(d->when)},
-                              {"expected_byte", d->expected_byte},   {"observed_byte", d->observed_byte}};
-    for (const auto& c : soc.kernel.cores) {
-        auto add = [&](const cpu::task_stats& t) {
-            r.mmio_reads += t.mmio_reads;
-            r.mmio_writes += t.mmio_writes;
-            r.polls += t.relax;
-        };
-        for (const cpu::task_stats& t : c->tasks())
-            add(t);
-        add(c->idle_stats());
-        r.transactions += c->transactions();
-    }
+    add_line_results(r, sb, soc.monitor);
+    r.corrupted_bytes += rc.text_mismatch; // records whose text differs from what was logged
+    add_machine_accesses(r, soc.kernel);
     r.tx_fifo_max = soc.tx_fifo_max;
     r.rtl_cycles = soc.uart.clock().edge_at_or_before(sc_time_stamp());
     r.rtl_edges_evaluated = soc.uart.edges_evaluated();

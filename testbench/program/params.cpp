@@ -77,6 +77,9 @@ const std::map<std::string, std::string>& params::keys() {
          "hvc-paste: the paste's rate, KB/s of 1000 bytes, more than 0 up to 1e6 (default 1000)"},
         {"bmc_buffer_bytes", "hvc-paste, opal: OPAL's console input buffer, bytes, 1 to 2^30 (default 65536; "
                              "overflow is lost)"},
+        {"khvcd_cpu",
+         "hvc-paste: the core khvcd runs on, below cores (default 0, beside the interrupt and "
+         "kopald; on another core khvcd drains while kopald polls and they contend for hp->lock)"},
     };
     return k;
 }
@@ -85,7 +88,7 @@ const std::map<std::string, std::string>& params::keys() {
 // elsewhere. Nothing if `key` is none of this (an unknown key, or a key of another scenario's).
 std::optional<std::optional<std::string>> params::set_hvc_key(const std::string& key,
                                                               const std::string& value) {
-    static const char* const own[] = {"burst_bytes", "paste_kbps", "bmc_buffer_bytes"};
+    static const char* const own[] = {"burst_bytes", "paste_kbps", "bmc_buffer_bytes", "khvcd_cpu"};
     const bool is_own = std::find(std::begin(own), std::end(own), key) != std::end(own);
     auto bad = [&](const std::string& what) -> std::optional<std::string> {
         return "--set " + shown(key) + "=" + shown(value) + ": " + what;
@@ -113,10 +116,14 @@ std::optional<std::optional<std::string>> params::set_hvc_key(const std::string&
         const auto v = parse_double(value);
         if (!v || *v <= 0 || *v > 1e6) return bad("expected KB/s (1000 bytes) more than 0, up to 1e6");
         paste_kbps = *v;
+    } else if (key == "khvcd_cpu") {
+        const auto v = parse_u64(value);
+        if (!v || *v > 7) return bad("expected a core number from 0 to 7 (below cores)");
+        khvcd_cpu = static_cast<unsigned>(*v);
     } else if (keys().count(key)) {
         return "--set " + shown(key) +
                ": does not apply to hvc-paste (its keys: cores, hz, burst_bytes, paste_kbps, "
-               "bmc_buffer_bytes)";
+               "bmc_buffer_bytes, khvcd_cpu)";
     } else {
         return std::nullopt;
     }
@@ -253,7 +260,8 @@ std::optional<std::string> params::set(const std::string& key, const std::string
                ": unknown key (known: cpu_hz, cores, mmio_read_ns, mmio_write_ns, relax_cycles, "
                "uartclk_hz, baud, frame, fifo_depth, uart_base, reset_after_write, reg_shift, reg_io_width, "
                "thre_delay_ns, tx_drain_ns, irq_cpu, hog_us, hog_period_us, hog_cpu, hog_sync, rx_trigger, "
-               "hz, ipi_at_ms, bmc_char_ns, csd_lock_timeout_ms, burst_bytes, paste_kbps, bmc_buffer_bytes)";
+               "hz, ipi_at_ms, bmc_char_ns, csd_lock_timeout_ms, burst_bytes, paste_kbps, bmc_buffer_bytes, "
+               "khvcd_cpu)";
     }
     return std::nullopt;
 }
@@ -279,7 +287,12 @@ std::optional<std::string> params::check_tty() const {
 }
 
 std::optional<std::string> params::check() const {
-    if (hvc) return std::nullopt; // each key was checked as it was set
+    if (hvc) { // each key was checked as it was set; khvcd's core against the machine's
+        if (khvcd_cpu >= cores)
+            return "khvcd_cpu " + std::to_string(khvcd_cpu) + " is not a core (the machine has " +
+                   std::to_string(cores) + (cores == 1 ? " core" : " cores") + ": --set cores=N)";
+        return std::nullopt;
+    }
     if (tty)
         if (auto err = check_tty()) return err;
     if (boot && cores < 2)
@@ -320,6 +333,7 @@ nlohmann::json params::to_json() const {
                          {"hz", hz},
                          {"burst_bytes", burst_bytes},
                          {"paste_kbps", paste_kbps},
+                         {"khvcd_cpu", khvcd_cpu},
                          {"mode", reference ? "reference" : "fast"}};
         if (hvc_backend == "opal") j["bmc_buffer_bytes"] = bmc_buffer_bytes;
         return j;

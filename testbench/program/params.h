@@ -65,12 +65,13 @@ struct params {
     unsigned csd_lock_timeout_ms = 5000;
     // hvc-paste (its profiles set `hvc` and the backend, "opal" or "virtio"): the host's paste in bursts
     // of burst_bytes at paste_kbps (KB/s of 1000 B); OPAL's input buffer of bmc_buffer_bytes. Its other
-    // keys are cores and hz; no UART key applies.
+    // keys are cores and hz; no UART key applies. khvcd runs on khvcd_cpu.
     bool hvc = false;
     std::string hvc_backend;
     std::uint64_t burst_bytes = 4096;
     double paste_kbps = 1000;
     std::uint64_t bmc_buffer_bytes = 65536;
+    unsigned khvcd_cpu = 0; // the core khvcd runs on (below cores)
     // run
     bool reference = false;         // reference mode: every poll a transaction, the RTL clocked every cycle
     bool reset_after_write = false; // assert the UART's reset right after the last write returns

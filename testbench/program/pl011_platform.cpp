@@ -20,8 +20,16 @@ cpu::timing_profile make_timing(const params& p) {
     return t;
 }
 
-static pl011_config uart_config(const params& p, const std::string& rtl_vcd) {
+// The line as characters in fast mode (unless UARTVP_LINE=pins): the monitor decodes the reported
+// characters; TXD is driven edge by edge only where waves record it (`pins`).
+static bool chars_wanted(const params& p) {
+    const char* line = std::getenv("UARTVP_LINE");
+    return !p.reference && !(line && std::string(line) == "pins");
+}
+
+static pl011_config uart_config(const params& p, const std::string& rtl_vcd, bool chars) {
     pl011_config c;
+    c.txd_edges = !chars;
     c.clock_hz = p.uartclk_hz;
     c.fifo_depth = p.fifo_depth;
     c.clock_every_cycle = p.reference;
@@ -31,14 +39,20 @@ static pl011_config uart_config(const params& p, const std::string& rtl_vcd) {
     return c;
 }
 
-pl011_platform::pl011_platform(const sc_module_name& name, const params& p, const std::string& rtl_vcd)
+pl011_platform::pl011_platform(const sc_module_name& name, const params& p, const std::string& rtl_vcd,
+                               bool pins)
     : sc_module(name)
     , kernel("kernel", p.cores, make_timing(p))
     , cpu0(kernel.cpu(0))
     , bus("bus")
-    , uart("uart0", uart_config(p, rtl_vcd))
+    , uart("uart0", uart_config(p, rtl_vcd, chars_wanted(p) && !pins))
     , monitor("console", static_cast<double>(p.baud), p.frame)
-    , m_p(p) {
+    , m_p(p)
+    , m_chars(chars_wanted(p)) {
+    if (m_chars) {
+        uart.report_line(monitor);
+        monitor.take_characters(true);
+    }
     for (auto& c : kernel.cores) {
         c->set_collapse_polls(!p.reference);
         c->bus.bind(bus.target);

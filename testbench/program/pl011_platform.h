@@ -25,8 +25,13 @@ public:
     line_monitor monitor;
     scoreboard sb;
 
-    // `rtl_vcd`: where the UART writes a full RTL trace, if anywhere.
-    pl011_platform(const sc_core::sc_module_name& name, const params& p, const std::string& rtl_vcd = "");
+    // `rtl_vcd`: where the UART writes a full RTL trace, if anywhere. In fast mode the UART reports its
+    // characters and the monitor decodes them (UARTVP_LINE=pins in the environment: the TXD pin
+    // instead); `pins`: TXD is still driven edge by edge (waves record it), else only between characters.
+    pl011_platform(const sc_core::sc_module_name& name, const params& p, const std::string& rtl_vcd = "",
+                   bool pins = false);
+    // Whether the monitor takes the UART's characters rather than the TXD pin.
+    bool line_as_characters() const { return m_chars; }
 
     // Asserts the UART's reset now (a reboot); a frame on the line at that moment is cut off and lost.
     void reset_uart();
@@ -44,6 +49,7 @@ private:
     void track();
     void supervise();
     params m_p;
+    bool m_chars;
     unsigned m_tx_fifo_max = 0;
     sc_core::sc_time m_line_idle;
     std::optional<sc_core::sc_time> m_reset_at;

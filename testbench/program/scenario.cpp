@@ -37,6 +37,20 @@ const scenario_def* find_scenario(const std::string& name) {
     return nullptr;
 }
 
+void add_line_results(run_result& r, const scoreboard& sb, const line_monitor& monitor) {
+    r.bytes_on_line = sb.observed_count();
+    r.lost_bytes = sb.lost();
+    r.corrupted_bytes = sb.corrupted();
+    r.duplicated_bytes = sb.duplicated();
+    r.extra_bytes = sb.extra();
+    r.framing_errors = monitor.framing_errors();
+    r.parity_errors = monitor.parity_errors();
+    if (const auto d = sb.first_difference())
+        r.first_difference = {{"kind", to_string(d->kind)},          {"expected_index", d->expected_index},
+                              {"observed_index", d->observed_index}, {"time_ns", to_ns(d->when)},
+                              {"expected_byte", d->expected_byte},   {"observed_byte", d->observed_byte}};
+}
+
 run_result console_result(const run_request& rq, const scoreboard& sb, const line_monitor& monitor,
                           const cpu::core& cpu, const cpu::task_stats& boot,
                           const sc_core::sc_time& line_idle_at, std::uint64_t payload_lines,
@@ -60,17 +74,7 @@ run_result console_result(const run_request& rq, const scoreboard& sb, const lin
     r.sim_time_ns = to_ns(boot.end - boot.start);
     r.line_idle_ns = line_idle_at > boot.start ? to_ns(line_idle_at - boot.start) : 0;
     r.bytes_written = bytes_written;
-    r.bytes_on_line = sb.observed_count();
-    r.lost_bytes = sb.lost();
-    r.corrupted_bytes = sb.corrupted();
-    r.duplicated_bytes = sb.duplicated();
-    r.extra_bytes = sb.extra();
-    r.framing_errors = monitor.framing_errors();
-    r.parity_errors = monitor.parity_errors();
-    if (const auto d = sb.first_difference())
-        r.first_difference = {{"kind", to_string(d->kind)},          {"expected_index", d->expected_index},
-                              {"observed_index", d->observed_index}, {"time_ns", to_ns(d->when)},
-                              {"expected_byte", d->expected_byte},   {"observed_byte", d->observed_byte}};
+    add_line_results(r, sb, monitor);
     r.mmio_reads = boot.mmio_reads;
     r.mmio_writes = boot.mmio_writes;
     r.polls = boot.relax;
@@ -92,6 +96,29 @@ void add_host_counts(run_result& r, const pl011* uart) {
         r.host["uart_idle_wakes"] = uart->idle_wakes();
         r.host["rtl_evals"] = uart->rtl_evals();
     }
+}
+
+void add_machine_accesses(run_result& r, const cpu::machine& m) {
+    auto add = [&](const cpu::task_stats& t) {
+        r.mmio_reads += t.mmio_reads;
+        r.mmio_writes += t.mmio_writes;
+        r.polls += t.relax;
+    };
+    for (const auto& c : m.cores) {
+        for (const cpu::task_stats& t : c->tasks())
+            add(t);
+        add(c->idle_stats());
+        r.transactions += c->transactions();
+    }
+}
+
+cpu::kernel_params assumed_kernel_costs(unsigned hz) {
+    cpu::kernel_params k;
+    k.hz = hz;
+    k.irq_entry = sc_core::sc_time(1000, sc_core::SC_NS);
+    k.irq_exit = sc_core::sc_time(500, sc_core::SC_NS);
+    k.tick_cost = sc_core::sc_time(2, sc_core::SC_US);
+    return k;
 }
 
 void add_kernel_results(run_result& r, const cpu::machine& m) {

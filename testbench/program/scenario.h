@@ -127,6 +127,10 @@ struct scenario_def {
     std::string terminal_refusal;
 };
 
+// The line's figures from the scoreboard and the monitor of the transmitted side: bytes on the line,
+// lost/corrupted/duplicated/extra, framing and parity errors, the first difference.
+void add_line_results(run_result& r, const scoreboard& sb, const line_monitor& monitor);
+
 // The figures every console scenario reports: from the request, the scoreboard and line monitor, the
 // core and its boot task; the scenario adds its own (UART cycles, seed figures, wall time).
 run_result console_result(const run_request& rq, const scoreboard& sb, const line_monitor& monitor,
@@ -134,14 +138,22 @@ run_result console_result(const run_request& rq, const scoreboard& sb, const lin
                           const sc_core::sc_time& line_idle_at, std::uint64_t payload_lines,
                           std::uint64_t bytes_written, unsigned tx_fifo_max);
 
-// The machine's figures for the JSON (per_core, tasks, irq_lines, csd_reports); also sets the result's
-// irq_off_max_ns and irq_off_total_ns over all cores.
+// The register accesses and polls of every task and idle loop on every core, and the transactions the
+// cores issued (the scenarios with a kernel of several tasks; console_result counts the boot task's).
+void add_machine_accesses(run_result& r, const cpu::machine& m);
+
+// The kernel's own costs where a scenario's interrupts matter (tty-paste, hvc-paste), assumed, not
+// measured: interrupt entry 1 us and exit 0.5 us, the tick 2 us, at `hz`.
+cpu::kernel_params assumed_kernel_costs(unsigned hz);
+
 // A time as nanoseconds for the JSON: exact for whole picoseconds (t.to_seconds() * 1e9 is not: it
 // turns 9951900 ns into 9951900.000000002).
 inline double to_ns(const sc_core::sc_time& t) {
     return t.to_double() / sc_core::sc_time(1, sc_core::SC_NS).to_double();
 }
 
+// The machine's figures for the JSON (per_core, tasks, irq_lines, csd_reports); also sets the result's
+// irq_off_max_ns and irq_off_total_ns over all cores.
 void add_kernel_results(run_result& r, const cpu::machine& m);
 // The host counts (JSON `host`) of the simulation that ran: SystemC's, and the PL011's if there is one.
 void add_host_counts(run_result& r, const pl011* uart);

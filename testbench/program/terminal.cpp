@@ -71,7 +71,7 @@ std::unique_ptr<serial_terminal> open_terminal(const run_request& rq, double bau
 nlohmann::json terminal_results(const serial_terminal& t) {
     return {{"device", t.device()},
             {"end", serial_terminal::reason_name(t.reason())},
-            {"end_time_ns", t.end_time().to_seconds() * 1e9},
+            {"end_time_ns", to_ns(t.end_time())},
             {"bytes_typed", t.bytes_typed()},
             {"bytes_shown", t.bytes_shown()},
             {"bytes_dropped", t.bytes_dropped()}};

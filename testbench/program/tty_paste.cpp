@@ -27,6 +27,7 @@
 #include <uartvp/uart16550.h>
 
 #include "progress.h"
+#include "rx_check.h"
 #include "scenario.h"
 #include "serial/8250_port.h"
 #include "serial/amba_pl011.h"
@@ -44,16 +45,6 @@ namespace {
 // The first pasted start bit (or the writer's first write): the port is open well before.
 sc_time t0() {
     return sc_time(1, SC_MS);
-}
-
-// The kernel's own costs, assumed (not measured): interrupt entry and exit, the tick.
-cpu::kernel_params kernel_costs(const params& p) {
-    cpu::kernel_params k;
-    k.hz = p.hz;
-    k.irq_entry = sc_time(1000, SC_NS);
-    k.irq_exit = sc_time(500, SC_NS);
-    k.tick_cost = sc_time(2, SC_US);
-    return k;
 }
 
 bool is_16550(const params& p) {
@@ -157,7 +148,7 @@ public:
 
     tty_platform(const sc_module_name& name, const params& p, serial_terminal* terminal)
         : sc_module(name)
-        , kernel("kernel", p.cores, timing(p), kernel_costs(p))
+        , kernel("kernel", p.cores, timing(p), assumed_kernel_costs(p.hz))
         , bus("bus")
         , inj("paste", static_cast<double>(p.baud), p.frame)
         , tx_monitor("txd_monitor", line_baud(p), line_format(p))
@@ -289,42 +280,6 @@ private:
         sc_stop();
     }
     params m_p;
-};
-
-// The reader's bytes against the paste, in order: each received byte is matched to the next equal
-// pasted byte; those skipped were lost. (The tty path loses only whole characters, to overrun: what
-// the reader gets is the paste with gaps, and this finds every gap.) A byte found nowhere later is
-// extra.
-struct rx_check {
-    const std::string* text = nullptr;
-    std::size_t next = 0;
-    std::uint64_t matched = 0, extra = 0;
-    nlohmann::json first_difference; // the first gap: where, and when the byte after it came
-    std::function<void(std::size_t from, std::size_t to, const sc_time& when)> on_gap; // pasted bytes lost
-    void observe(unsigned char b, const sc_time& when) {
-        const std::size_t at = text->find(static_cast<char>(b), next);
-        if (at == std::string::npos) {
-            ++extra;
-            if (first_difference.is_null())
-                first_difference = {{"kind", "extra"},
-                                    {"expected_index", next},
-                                    {"observed_index", matched + extra - 1},
-                                    {"time_ns", to_ns(when)},
-                                    {"expected_byte", -1},
-                                    {"observed_byte", b}};
-            return;
-        }
-        if (at > next && first_difference.is_null())
-            first_difference = {{"kind", "lost"},
-                                {"expected_index", next},
-                                {"observed_index", matched + extra},
-                                {"time_ns", to_ns(when)},
-                                {"expected_byte", static_cast<unsigned char>((*text)[next])},
-                                {"observed_byte", -1}};
-        if (at > next && on_gap) on_gap(next, at, when);
-        next = at + 1;
-        ++matched;
-    }
 };
 
 struct hog_window {
@@ -471,7 +426,7 @@ run_result run_tty_paste(const run_request& rq) {
     } else {
         soc.kernel.cpu(cpu).create_task("writer", [&] {
             kapi::wait_event(open_wait, [&] { return opened; });
-            kapi::ktime_t at = static_cast<kapi::ktime_t>(t0().to_seconds() * 1e9);
+            kapi::ktime_t at = static_cast<kapi::ktime_t>(to_ns(t0()));
             kapi::schedule_hrtimeout(&at, kapi::HRTIMER_MODE_ABS);
             constexpr std::size_t chunk = 1024;
             for (std::size_t i = 0; i < text.size(); i += chunk) {
@@ -495,7 +450,7 @@ run_result run_tty_paste(const run_request& rq) {
         const bool at_rise = p.hog_sync == "rx_irq";
         const unsigned trigger = rx_trigger_entries(p);
         cpu::task* hog_task = &soc.kernel.cpu(p.hog_cpu_or_irq_cpu()).create_task("hog", [&, at_rise] {
-            const double period_ns = p.hog_period_us * 1e3, t0_ns = t0().to_seconds() * 1e9;
+            const double period_ns = p.hog_period_us * 1e3, t0_ns = to_ns(t0());
             for (std::uint64_t k = 0;; ++k) {
                 kapi::ktime_t due = static_cast<kapi::ktime_t>(t0_ns + static_cast<double>(k) * period_ns);
                 kapi::schedule_hrtimeout(&due, kapi::HRTIMER_MODE_ABS);
@@ -514,7 +469,7 @@ run_result run_tty_paste(const run_request& rq) {
                 win.end = cpu::core::current().local_time();
                 windows.push_back(win);
                 // The next period whose start is still ahead.
-                const double started = (win.start.to_seconds() * 1e9 - t0_ns) / period_ns;
+                const double started = (to_ns(win.start) - t0_ns) / period_ns;
                 k = std::max<std::uint64_t>(k, static_cast<std::uint64_t>(started));
             }
         });
@@ -576,28 +531,10 @@ run_result run_tty_paste(const run_request& rq) {
     r.sim_time_ns = end > t0() ? to_ns(end - t0()) : 0;
     r.line_idle_ns = last_tx_end > t0() ? to_ns(last_tx_end - t0()) : 0;
     r.bytes_written = port.icount.tx;
-    r.bytes_on_line = term ? tx_decoded : tx_sb.observed_count();
-    r.lost_bytes = tx_sb.lost();
-    r.corrupted_bytes = tx_sb.corrupted();
-    r.duplicated_bytes = tx_sb.duplicated();
-    r.extra_bytes = tx_sb.extra();
-    r.framing_errors = soc.tx_monitor.framing_errors();
-    r.parity_errors = soc.tx_monitor.parity_errors();
-    if (const auto d = tx_sb.first_difference())
-        r.first_difference = {{"kind", to_string(d->kind)},          {"expected_index", d->expected_index},
-                              {"observed_index", d->observed_index}, {"time_ns", to_ns(d->when)},
-                              {"expected_byte", d->expected_byte},   {"observed_byte", d->observed_byte}};
-    for (const auto& c : soc.kernel.cores) {
-        auto add = [&](const cpu::task_stats& t) {
-            r.mmio_reads += t.mmio_reads;
-            r.mmio_writes += t.mmio_writes;
-            r.polls += t.relax;
-        };
-        for (const cpu::task_stats& t : c->tasks())
-            add(t);
-        add(c->idle_stats());
-        r.transactions += c->transactions();
-    }
+    add_line_results(r, tx_sb, soc.tx_monitor);
+    if (term)
+        r.bytes_on_line = tx_decoded; // a terminal's run has no scoreboard: count what the monitor decoded
+    add_machine_accesses(r, soc.kernel);
     r.tx_fifo_max = soc.tx_fifo_max;
     if (soc.pl) {
         r.rtl_cycles = soc.pl->clock().edge_at_or_before(sc_time_stamp());

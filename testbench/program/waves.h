@@ -67,7 +67,10 @@ public:
     const std::string& lines_path() const { return m_lines_path; }
     const std::string& rtl_path() const { return m_rtl_path; }
 
-    // core_observer: the polling spans, written at their start once their count is known.
+    // core_observer: CPU0's accesses on the bus; the polling spans, written at their start once their
+    // count is known.
+    void access(const cpu::core& c, std::uint64_t addr, bool write, const sc_core::sc_time& start,
+                const sc_core::sc_time& end) override;
     void poll_begin(const cpu::core& c, const sc_core::sc_time& start) override;
     void poll_span(const cpu::core& c, std::uint64_t addr, const sc_core::sc_time& start,
                    const sc_core::sc_time& end, std::uint64_t reads) override;
@@ -97,6 +100,10 @@ private:
         bool held = false;
     };
     std::map<unsigned, poll_vars> m_poll;
+    struct bus_vars {
+        std::size_t addr = 0, read = 0, write = 0;
+        std::uint64_t last_addr = 0;
+    } m_bus;
 };
 
 // The register names of a PL011 at bus address `base`, and of a 16550 at `base` (registers 1 << shift

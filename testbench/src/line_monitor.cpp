@@ -27,9 +27,11 @@ line_monitor::line_monitor(sc_core::sc_module_name name, double baud, serial_for
     SC_METHOD(record);
     sensitive << line;
     dont_initialize();
+    SC_METHOD(run_feed);
 }
 
 void line_monitor::record() {
+    if (m_feed_mode) return;
     if (m_busy) m_edges.emplace_back(sc_core::sc_time_stamp(), line.read());
 }
 
@@ -65,6 +67,7 @@ void line_monitor::emit(const decoded_char& c) {
 // A method, woken by the line's changes while it waits for a frame and at the two samples it takes
 // itself in a frame (a next_trigger costs well under half a thread's wait).
 void line_monitor::run() {
+    if (m_feed_mode) return; // not woken again
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     switch (m_state) {
     case state::wait_high: // at start-up or after a frame: a line that is low is not idle yet
@@ -130,6 +133,10 @@ void line_monitor::end_frame() {
     unsigned bit = 1;
     auto sample = [&]() {
         const unsigned k = bit++;
+        if (m_feed_mode) {
+            const sc_core::sc_time t = m_frame_start + m_offsets[k];
+            return k == last ? feed_before(t) : feed_at(t);
+        }
         return k == last ? line.read() : level_at(m_frame_start + m_offsets[k]);
     };
     bool any_high = false;
@@ -161,6 +168,122 @@ void line_monitor::end_frame() {
     c.parity_error = !c.is_break && parity_error;
     m_busy = false;
     emit(c);
+}
+
+// ---- from characters
+
+void line_monitor::line_char(const serial_char& c) {
+    for (unsigned k = 0; k < c.bits; ++k)
+        feed(c.edge[k], c.level(k));
+}
+
+void line_monitor::line_level(const sc_core::sc_time& t, bool level) {
+    // A level inside a character reported before cuts it: its bits from t on never reach the line.
+    while (!m_feed.empty() && m_feed.back().first >= t)
+        m_feed.pop_back();
+    feed(t, level);
+}
+
+void line_monitor::feed(const sc_core::sc_time& t, bool level) {
+    const bool before = m_feed.empty() ? m_feed_base : m_feed.back().second;
+    if (level == before) return; // the pin shows changes only
+    m_feed.emplace_back(t, level);
+    if (m_feed_waiting) m_feed_event.notify(sc_core::SC_ZERO_TIME);
+}
+
+bool line_monitor::feed_before(const sc_core::sc_time& t) const {
+    bool v = m_feed_base;
+    for (const auto& [when, level] : m_feed) {
+        if (when >= t) break;
+        v = level;
+    }
+    return v;
+}
+
+bool line_monitor::feed_at(const sc_core::sc_time& t) const {
+    bool v = m_feed_base;
+    for (const auto& [when, level] : m_feed) {
+        if (when > t) break;
+        v = level;
+    }
+    return v;
+}
+
+// The decisions run() takes, at the same times, on the reported line: a sample read at its time sees
+// the changes before it (the pin's value in the sample's first delta cycle), a frame starts at the
+// first falling edge at or after the time the monitor starts looking, the samples between the first
+// and the last come from the edges up to them, as level_at() has them.
+void line_monitor::run_feed() {
+    if (!m_feed_mode) return; // not woken again
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    m_feed_waiting = false;
+    for (;;) {
+        switch (m_state) {
+        case state::wait_high:
+        case state::idle: {
+            // The first change at or after the cursor that this state looks for: a rise to leave
+            // wait_high (the line read high), a fall to start a frame.
+            const bool want = m_state == state::wait_high;
+            if (m_state == state::wait_high && feed_before(m_cursor)) {
+                m_state = state::idle; // read high as it started looking
+                continue;
+            }
+            // Changes before the cursor are history: keep the level they leave.
+            while (!m_feed.empty() && m_feed.front().first < m_cursor) {
+                m_feed_base = m_feed.front().second;
+                m_feed.pop_front();
+            }
+            const std::pair<sc_core::sc_time, bool>* hit = nullptr;
+            for (const auto& e : m_feed)
+                if (e.second == want) {
+                    hit = &e;
+                    break;
+                }
+            if (!hit) {
+                m_feed_waiting = true;
+                next_trigger(m_feed_event);
+                return;
+            }
+            const sc_core::sc_time t = hit->first;
+            if (want) {
+                m_state = state::idle;
+                m_cursor = t;
+                continue;
+            }
+            start_frame(t);
+            m_cursor = t;
+            m_state = state::start_bit;
+            continue;
+        }
+        case state::start_bit: {
+            const sc_core::sc_time at = m_frame_start + m_offsets[0];
+            if (at > now) {
+                next_trigger(at - now);
+                return;
+            }
+            if (feed_before(at)) { // start bit high at its middle: a glitch, not a frame
+                ++m_false_starts;
+                m_busy = false;
+                m_state = state::idle;
+                m_cursor = at;
+                continue;
+            }
+            m_state = state::last_bit;
+            continue;
+        }
+        case state::last_bit: {
+            const sc_core::sc_time at = m_frame_start + m_offsets[m_frame_fmt.bits_per_frame() - 1];
+            if (at > now) {
+                next_trigger(at - now);
+                return;
+            }
+            end_frame();
+            m_state = feed_before(at) ? state::idle : state::wait_high;
+            m_cursor = at;
+            continue;
+        }
+        }
+    }
 }
 
 } // namespace uartvp

@@ -2,6 +2,7 @@
 #include <uartvp/vcd_writer.h>
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <stdexcept>
 
@@ -84,8 +85,21 @@ std::size_t vcd_writer::add_deferred(const std::string& name, unsigned width, st
 }
 
 std::uint64_t vcd_writer::tick_of(const sc_core::sc_time& t) const {
+    if (m_units_per_ps_den == 1 && m_units_per_ps_num == 1 && m_ts_ps == 1) return t.value(); // 1 ps
     const std::uint64_t ps = t.value() * m_units_per_ps_den / m_units_per_ps_num;
     return (ps + m_ts_ps / 2) / m_ts_ps;
+}
+
+void vcd_writer::append_number(std::uint64_t n) {
+    char digits[20];
+    const auto r = std::to_chars(digits, digits + sizeof digits, n);
+    m_buf.append(digits, r.ptr);
+}
+
+void vcd_writer::flush_buffer() {
+    if (m_buf.empty()) return;
+    m_out.write(m_buf.data(), static_cast<std::streamsize>(m_buf.size()));
+    m_buf.clear();
 }
 
 std::uint64_t vcd_writer::hold(const sc_core::sc_time& from) {
@@ -125,9 +139,14 @@ void vcd_writer::flush_held(bool all) {
 }
 
 void vcd_writer::put(std::uint64_t tick, const var& v, std::uint64_t value) {
-    if (tick != m_last_tick) m_out << '#' << tick << '\n';
+    if (tick != m_last_tick) {
+        m_buf += '#';
+        append_number(tick);
+        m_buf += '\n';
+    }
     m_last_tick = tick;
     write_value(v, value);
+    if (m_buf.size() >= (std::size_t{1} << 16)) flush_buffer();
 }
 
 void vcd_writer::start_of_simulation() {
@@ -178,13 +197,16 @@ void vcd_writer::start_of_simulation() {
     if (!m_plain_init) m_out << "$dumpvars\n";
     for (const auto& v : m_vars)
         write_value(*v, v->read ? v->read() : v->initial);
+    flush_buffer();
     if (!m_plain_init) m_out << "$end\n";
     m_last_tick = 0;
 }
 
 void vcd_writer::write_value(const var& v, std::uint64_t value) {
     if (v.width == 1) {
-        m_out << (value ? '1' : '0') << v.id << '\n';
+        m_buf += value ? '1' : '0';
+        m_buf += v.id;
+        m_buf += '\n';
         return;
     }
     if (v.width < 64) value &= (std::uint64_t(1) << v.width) - 1; // a negative int as its two's complement
@@ -194,10 +216,12 @@ void vcd_writer::write_value(const var& v, std::uint64_t value) {
         buf[n++] = static_cast<char>('0' + (value & 1));
         value >>= 1;
     } while (value && n < 64);
-    m_out << 'b';
+    m_buf += 'b';
     while (n)
-        m_out << buf[--n];
-    m_out << ' ' << v.id << '\n';
+        m_buf += buf[--n];
+    m_buf += ' ';
+    m_buf += v.id;
+    m_buf += '\n';
 }
 
 void vcd_writer::change(const var& v) {
@@ -210,6 +234,7 @@ void vcd_writer::change(const var& v) {
 bool vcd_writer::close() {
     if (!m_out.is_open()) return m_ok;
     flush_held(true);
+    flush_buffer();
     // A last time stamp, so that a viewer or decoder sees the final values last.
     const std::uint64_t ps = sc_core::sc_time_stamp().value() * m_units_per_ps_den / m_units_per_ps_num;
     const std::uint64_t end = (ps + m_ts_ps - 1) / m_ts_ps + 1;

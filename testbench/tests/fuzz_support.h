@@ -2,7 +2,8 @@
 // Shared parts of the seeded random register-traffic tests (test_fuzz_pl011.cpp, test_fuzz_uart16550.cpp):
 // settings from the environment, the failure report with the seed and the transaction index, a log of
 // every change of a set of signals with its time, a join of two initiators onto one target socket, the
-// book of read promises, and timed input changes.
+// book of read promises, timed input changes, the access and its transport, and the rig's shape: the
+// first initiator's loop, single and twin runs.
 //
 // Environment (see the README's Tests section):
 //   UARTVP_FUZZ_TRANSACTIONS  transactions per test (default: the test's CI count)
@@ -336,6 +337,44 @@ inline const char* status_name(int s) {
     }
 }
 
+// One access of the traffic; `width` is the length (and streaming width) it has unless the traffic
+// picks another.
+template <unsigned width> struct bus_request {
+    bool write = false;
+    bool debug = false;
+    std::uint64_t addr = 0;
+    unsigned len = width, sw = width;
+    bool has_be = false;
+    std::vector<unsigned char> be; // may be empty: byte_enable_length 0
+    std::array<unsigned char, 8> data{};
+    bool promise = false;
+    std::uint64_t annotate_ps = 0; // local time handed to b_transport
+
+    bool lane_on(unsigned i) const {
+        return !has_be || (!be.empty() && be[i % be.size()] == TLM_BYTE_ENABLED);
+    }
+};
+
+template <unsigned width> std::string describe(const bus_request<width>& q) {
+    std::ostringstream o;
+    o << (q.debug ? "debug " : "") << (q.write ? "write " : "read ") << hex(q.addr) << " len " << q.len;
+    if (q.sw != q.len) o << " sw " << q.sw;
+    if (q.has_be) {
+        o << " be[";
+        for (unsigned char b : q.be)
+            o << (b ? '1' : '0');
+        o << "]";
+    }
+    if (q.write) {
+        o << " data";
+        for (unsigned i = 0; i < std::min(q.len, 8u); ++i)
+            o << " " << hex(q.data[i]);
+    }
+    if (q.promise) o << " +promise";
+    if (q.annotate_ps) o << " +" << q.annotate_ps << "ps";
+    return o.str();
+}
+
 // One access as a twin run compares it.
 struct access_record {
     std::uint64_t index;
@@ -369,6 +408,74 @@ struct line_format {
         const bool odd_ones = __builtin_popcount(data & ((1u << data_bits) - 1)) & 1;
         return even ? odd_ones : !odd_ones;
     }
+};
+
+// What the traffic of both UARTs shares (derived_t: the UART's traffic, CRTP, with bit_ps() and
+// generate(), which queues the next operations; op_t: its operation, with the kinds access, rx_burst,
+// modem and reset_pulse). The stream is deterministic: the same seed gives the same operations whatever
+// the UART answers, so that twin runs see identical traffic.
+template <class derived_t, class op_t> class traffic_base {
+public:
+    explicit traffic_base(std::uint64_t seed)
+        : r(seed) {}
+    op_t next() {
+        while (m_q.empty())
+            static_cast<derived_t&>(*this).generate();
+        op_t o = m_q.front();
+        m_q.pop_front();
+        return o;
+    }
+    fuzz::rng r;
+
+protected:
+    // The time before an operation: none, up to 1, 10, 60 or 400 bit times (5:5:5:4:1).
+    std::uint64_t gap() {
+        const std::uint64_t bit = static_cast<derived_t&>(*this).bit_ps();
+        const unsigned k = static_cast<unsigned>(r.pick(20));
+        if (k < 5) return 0;
+        if (k < 10) return r.pick(bit);
+        if (k < 15) return r.pick(10 * bit);
+        if (k < 19) return r.pick(60 * bit);
+        return r.pick(400 * bit);
+    }
+    // An operation after a gap, from the previous one's completion mostly, on the grid at times.
+    op_t base() {
+        op_t o;
+        o.gap_ps = gap();
+        o.after_completion = r.chance(70);
+        o.on_grid = r.chance(20);
+        return o;
+    }
+    void push(typename op_t::kind_t kind) {
+        op_t o = base();
+        o.kind = kind;
+        m_q.push_back(o);
+    }
+    // A well-formed register read as a debug read (no byte enables, promise or annotation).
+    static typename op_t::req_t as_debug_read(op_t reg_read) {
+        reg_read.req.debug = true;
+        reg_read.req.has_be = false;
+        reg_read.req.promise = false;
+        reg_read.req.annotate_ps = 0;
+        return reg_read.req;
+    }
+    // A reset pulse of 1 to 40 clock periods, then the access make_first() returns, issued a little
+    // after the pulse's end (counted from its start, not after a completion, off the grid, applied now).
+    template <class make_t> void push_reset_pulse(std::uint64_t period_ps, make_t make_first) {
+        op_t o = base();
+        o.kind = op_t::reset_pulse;
+        o.length_ps = period_ps * r.range(1, 40) + r.pick(period_ps);
+        m_q.push_back(o);
+        op_t first = make_first();
+        first.gap_ps = o.length_ps + r.pick(4 * period_ps);
+        first.after_completion = false;
+        first.on_grid = false;
+        first.req.annotate_ps = 0;
+        m_q.push_back(first);
+    }
+
+    std::deque<op_t> m_q;
+    unsigned m_reconfigure_in = 0; // operations until the set-up is written again (0: none planned)
 };
 
 // The parts of a fuzz bench that do not depend on the UART: its input lines, driven from a schedule by
@@ -504,6 +611,191 @@ protected:
     std::uint64_t m_grid_ps;
 };
 
+// What the rigs of both UARTs share around their checks (derived_t: the UART's rig, CRTP): two
+// initiators joined onto the UART's socket, the settings, the failure context, the traffic and the
+// second initiator's random source, the records a twin run compares, the book of promises with the
+// break count they share, and the first initiator's loop over the traffic. The rig supplies
+// flush(bool last) (optional), check_cause(), check_at_rest(), schedule(const op&) for the operations
+// that are no access, debug_access(req) and bus_access(req, seq) returning the completion time.
+template <class derived_t, class options_t, class traffic_t> class rig_core : public rig_base {
+public:
+    // The outputs every UART has (the rig's first six pins are its inputs: see line_pins()).
+    sc_core::sc_signal<bool> txd{"txd", true}, irq{"irq"}, nrts{"nrts", true}, ndtr{"ndtr", true},
+        nout1{"nout1", true}, nout2{"nout2", true};
+    bus_join join{"join"};
+    tlm_utils::simple_initiator_socket<rig_core, 32> sock1{"sock1"}, sock2{"sock2"};
+    std::unique_ptr<change_log> outputs;
+
+    options_t opt;
+    settings set;
+    context ctx;
+    traffic_t gen;
+    fuzz::rng r2; // the second initiator's choices
+    sc_core::sc_event done_event;
+    bool done = false;
+    std::deque<access_record> records1, records2; // with opt.keep_records
+
+    std::uint64_t promise_checks() const { return m_promises.checked(); }
+
+protected:
+    using socket_t = tlm_utils::simple_initiator_socket<rig_core, 32>;
+
+    rig_core(const sc_core::sc_module_name& nm, const std::vector<pin_def>& defs, unsigned reset_pin,
+             const options_t& o, const settings& s, traffic_t g)
+        : rig_base(nm, defs, reset_pin, o.grid_ps)
+        , opt(o)
+        , set(s)
+        , gen(std::move(g))
+        , r2(s.seed * 0x9E3779B97F4A7C15ull + 7) {
+        ctx.test = opt.name;
+        ctx.seed = s.seed;
+        sock1.bind(join.in);
+        sock2.bind(join.in);
+    }
+
+    // The inputs every UART has, as the rig's pins 0 to 5 (rxd, ncts, ndsr, ndcd, nri, nreset), then `more`.
+    static std::vector<pin_def> line_pins(std::vector<pin_def> more) {
+        std::vector<pin_def> d{{"rxd", true},  {"ncts", true}, {"ndsr", true},
+                               {"ndcd", true}, {"nri", true},  {"nreset", true}};
+        d.insert(d.end(), more.begin(), more.end());
+        return d;
+    }
+    // Binds the UART's bus, the outputs and inputs above.
+    template <class uart_t> void bind_lines(uart_t& uart) {
+        join.out.bind(uart.bus);
+        uart.txd(txd);
+        uart.irq(irq);
+        uart.rxd(pin(0));
+        uart.ncts(pin(1));
+        uart.ndsr(pin(2));
+        uart.ndcd(pin(3));
+        uart.nri(pin(4));
+        uart.nreset(pin(5));
+        uart.nrts(nrts);
+        uart.ndtr(ndtr);
+        uart.nout1(nout1);
+        uart.nout2(nout2);
+    }
+    // The outputs above as the change log watches them (signals 0 to 5), then `more`.
+    std::vector<change_log::watch> line_watches(std::vector<change_log::watch> more) {
+        std::vector<change_log::watch> w{{"txd", &txd},   {"irq", &irq},     {"nrts", &nrts},
+                                         {"ndtr", &ndtr}, {"nout1", &nout1}, {"nout2", &nout2}};
+        w.insert(w.end(), more.begin(), more.end());
+        return w;
+    }
+
+    // A debug access of the first initiator; returns the bytes transport_dbg answered.
+    unsigned dbg(std::uint64_t addr, unsigned len, unsigned char* buf, bool write = false) {
+        tlm::tlm_generic_payload tx;
+        tx.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+        tx.set_address(addr);
+        tx.set_data_ptr(buf);
+        tx.set_data_length(len);
+        tx.set_streaming_width(len);
+        return sock1->transport_dbg(tx);
+    }
+
+    // One access through `sock`: `buf` gets the data to write (or canaries for a read), the payload the
+    // initiator id `who` (none if 0), the byte enables and a read promise if `q` asks for them. Leaves
+    // the delay in `d`; returns the response.
+    template <unsigned width>
+    tlm::tlm_response_status transport(socket_t& sock, const bus_request<width>& q,
+                                       std::array<unsigned char, 8>& buf, unsigned who, read_promise& promise,
+                                       sc_core::sc_time& d) {
+        if (q.write)
+            buf = q.data;
+        else
+            buf.fill(canary);
+        unsigned char be_none = 0;
+        tlm::tlm_generic_payload tx;
+        tx.set_command(q.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+        tx.set_address(q.addr);
+        tx.set_data_ptr(buf.data());
+        tx.set_data_length(q.len);
+        tx.set_streaming_width(q.sw);
+        if (q.has_be) {
+            tx.set_byte_enable_ptr(q.be.empty() ? &be_none : const_cast<unsigned char*>(q.be.data()));
+            tx.set_byte_enable_length(static_cast<unsigned>(q.be.size()));
+        }
+        initiator_id id(who);
+        if (who) tx.set_extension(&id);
+        if (q.promise) tx.set_extension(&promise);
+        sock->b_transport(tx, d);
+        if (who) tx.clear_extension(&id);
+        if (q.promise) tx.clear_extension(&promise);
+        return tx.get_response_status();
+    }
+
+    // The first promise tells where the target counts its breaks and their cause.
+    void note_promise(const read_promise& promise) {
+        if (!promise.valid || m_breaks) return;
+        m_breaks = promise.breaks;
+        m_cause = promise.cause;
+        m_breaks_seen = m_breaks ? *m_breaks : 0;
+    }
+
+    void flush(bool) {} // nothing pending by default
+
+    // The checks between two operations (last: after the traffic, once the line has drained).
+    void look(bool last) {
+        derived_t& self = static_cast<derived_t&>(*this);
+        self.flush(last);
+        self.check_cause();
+        if (opt.checks) {
+            self.check_at_rest();
+            if (!last) m_promises.prune();
+        }
+    }
+
+    // ---- the first initiator: the traffic, with the checks
+    void first_initiator() {
+        derived_t& self = static_cast<derived_t&>(*this);
+        sc_core::sc_time last_completion;
+        std::uint64_t bus_count = 0;
+        for (ctx.index = 0; ctx.index < set.transactions && !ctx.stopped;) {
+            auto o = gen.next();
+            sc_core::sc_time t = (o.after_completion ? std::max(last_completion, sc_core::sc_time_stamp())
+                                                     : sc_core::sc_time_stamp()) +
+                                 sc_core::sc_time::from_value(o.gap_ps);
+            if (o.on_grid) t = next_grid(t);
+            advance_to(t);
+            look(false);
+            if (o.kind != decltype(o)::access) {
+                self.schedule(o);
+                continue;
+            }
+            ctx.op = describe(o.req);
+            if (set.log)
+                std::printf("%s #%llu %s %s\n", opt.name.c_str(), static_cast<unsigned long long>(ctx.index),
+                            sc_core::sc_time_stamp().to_string().c_str(), ctx.op.c_str());
+            if (o.req.debug) {
+                if (opt.debug_reads) self.debug_access(o.req);
+            } else {
+                // Keep a local time annotation short of the next input change (the initiator cannot
+                // apply it while the target waits).
+                o.req.annotate_ps = affordable_annotation(o.req.annotate_ps);
+                last_completion = self.bus_access(o.req, bus_count++);
+            }
+            ++ctx.index;
+        }
+        // Let the line drain, then the last checks.
+        advance_to(sc_core::sc_time_stamp() + sc_core::sc_time::from_value(200 * gen.bit_ps()));
+        look(true);
+        done = true;
+        done_event.notify();
+    }
+
+    promise_book m_promises;
+    const std::uint64_t* m_breaks = nullptr;
+    const read_promise::break_cause* m_cause = nullptr;
+    std::uint64_t m_breaks_seen = 0;
+    sc_core::sc_time m_obs_time; // the cause of breaks is known up to here
+    // The second initiator: the grid point it will issue at next (or has issued at and not finished),
+    // and the issue time of its last access that returned.
+    sc_core::sc_time m_second_at = sc_core::sc_max_time();
+    sc_core::sc_time m_second_returned = sc_core::sc_max_time();
+};
+
 // Stops the simulation once every rig has run its traffic.
 template <class rig_t> struct stopper : sc_core::sc_module {
     std::vector<rig_t*> rigs;
@@ -559,6 +851,51 @@ template <class rig_t> struct twin_comparer : sc_core::sc_module {
             }
         }
     }
+};
+
+// A run of one rig (rig_t's options, the CI count and seed unless the environment says otherwise).
+// report(rig) and expect_exercised(rig) are the rig's own, found beside it.
+template <class rig_t, class options_t>
+void run_fuzz(const options_t& o, std::uint64_t ci_transactions, std::uint64_t ci_seed) {
+    const settings s = settings_from_env(ci_transactions, ci_seed);
+    rig_t x(o.name.c_str(), o, s);
+    stopper<rig_t> stop("stop", {&x});
+    sc_core::sc_start();
+    report(x);
+    expect_exercised(x);
+}
+
+// Two rigs on identical traffic, compared output change by output change and access by access.
+template <class rig_t, class options_t>
+void run_twins(options_t a, options_t b, std::uint64_t ci_transactions, std::uint64_t ci_seed) {
+    const settings s = settings_from_env(ci_transactions, ci_seed);
+    a.keep_records = b.keep_records = true;
+    rig_t x(a.name.c_str(), a, s), y(b.name.c_str(), b, s);
+    stopper<rig_t> stop("stop", {&x, &y});
+    twin_comparer<rig_t> cmp("cmp", x, y);
+    sc_core::sc_start();
+    cmp.compare(sc_core::sc_max_time());
+    report(x);
+    report(y);
+    expect_exercised(x);
+    EXPECT_EQ(cmp.first, "") << a.name << " against " << b.name << " (seed " << s.seed << ")";
+}
+
+// "The traffic did exercise the UART": at least so many per 10^5 transactions (runs shorter than
+// 2*10^4 transactions are not asked).
+class exercise_quota {
+public:
+    explicit exercise_quota(std::uint64_t transactions)
+        : m_k(transactions / 1e5)
+        , m_applies(transactions >= 20000) {}
+    bool applies() const { return m_applies; }
+    void at_least(std::uint64_t got, double per_1e5, const char* what) const {
+        EXPECT_GE(got, static_cast<std::uint64_t>(per_1e5 * m_k)) << what;
+    }
+
+private:
+    double m_k;
+    bool m_applies;
 };
 
 } // namespace uartvp::test::fuzz

@@ -275,7 +275,50 @@ struct output_recorder : sc_core::sc_module {
     }
 };
 
-// A PL011 with its lines bound, the script initiator and the recorder.
+// Rebuilds TXD's edges from the characters the UART reports (pl011::report_line), as the pin shows
+// them: changes only, cut where a reset cuts a character. Times off an edge record as cycle ~0.
+struct line_edge_recorder : serial_line_if {
+    explicit line_edge_recorder(std::uint64_t clock_hz)
+        : clock(clock_hz) {}
+    cycle_clock clock;
+    std::vector<std::pair<std::uint64_t, bool>> edges;
+    bool level = true;
+    std::uint64_t chars = 0, cuts = 0;
+    std::uint64_t cycle_of(const sc_core::sc_time& t) const {
+        const std::uint64_t c = clock.edge_at_or_after(t);
+        return clock.time_of(c) == t ? c : ~0ull;
+    }
+    void add(std::uint64_t c, bool v) {
+        if (v == level) return;
+        edges.emplace_back(c, v);
+        level = v;
+    }
+    void line_char(const serial_char& c) override {
+        ++chars;
+        for (unsigned k = 0; k < c.bits; ++k)
+            add(cycle_of(c.edge[k]), c.level(k));
+    }
+    void line_level(const sc_core::sc_time& t, bool v) override {
+        const std::uint64_t at = cycle_of(t);
+        bool cut = false;
+        while (!edges.empty() && edges.back().first >= at) {
+            edges.pop_back();
+            cut = true;
+        }
+        if (cut) ++cuts;
+        level = edges.empty() ? true : edges.back().second;
+        add(at, v);
+    }
+    std::vector<std::uint64_t> cycles() const {
+        std::vector<std::uint64_t> v;
+        for (const auto& e : edges)
+            v.push_back(e.first);
+        return v;
+    }
+};
+
+// A PL011 with its lines bound, the script initiator and the recorders (the pin's, and the reported
+// characters').
 struct tlm_bench {
     sc_core::sc_signal<bool> txd{"txd_sig", true}, irq{"irq_sig"}, nrts{"nrts_sig", true};
     sc_core::sc_signal<bool> txdmasreq{"txdmasreq_sig"}, txdmabreq{"txdmabreq_sig"},
@@ -284,10 +327,13 @@ struct tlm_bench {
     pl011 uart;
     script_initiator init;
     output_recorder rec;
+    line_edge_recorder line;
     tlm_bench(const pl011_config& cfg, std::vector<bus_op> ops)
         : uart("uart", cfg)
         , init("init", std::move(ops), cfg.clock_hz, &ob)
-        , rec("rec", uart, &ob) {
+        , rec("rec", uart, &ob)
+        , line(cfg.clock_hz) {
+        uart.report_line(line);
         init.socket.bind(uart.bus);
         uart.ncts(init.ncts);
         uart.nreset(init.nreset);

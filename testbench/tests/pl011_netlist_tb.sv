@@ -25,17 +25,21 @@ module pl011_netlist_tb;
     reg [16:0] fast_fwd = 17'd0;
     reg [7:0] skip_ticks = 8'd0;
     reg div_load = 1'b0, rxd_load = 1'b0;
+    reg txd_unseen = 1'b0; // per phase: skips may pass TXD's edges
     reg [16:0] div_cnt = 17'd0;
     reg [5:0] div_acc = 6'd0;
 
     // Every output, in port order: {rdata, rd_err, wr_err, txd, nrts, ndtr, nout1, nout2, intr,
     // txdmasreq, txdmabreq, rxdmasreq, rxdmabreq, tx_level, rx_level, flags, b16_wait, b16_acc, baud_div,
-    // ev_ticks, out_ticks, reg_ticks, rx_busy, rx_frame_ticks, synced, quiet}.
-    localparam integer OW = 145;
+    // ev_ticks, out_ticks, reg_ticks, rx_busy, rx_frame_ticks, synced, quiet, tx_started, tx_line_bits,
+    // tx_bits_left, tx_in_char, tx_format}.
+    localparam integer OW = 167;
     wire [OW-1:0] o_rtl, o_net;
 
 `define PL011_PORTS(o) \
         .clk(clk), .rst_n(rst_n), .sel(sel), .write(write), .addr(addr), .strb(strb), .wdata(wdata), \
+        .tx_format(o[166:163]), .tx_started(o[162]), .tx_line_bits(o[161:150]), .tx_bits_left(o[149:146]), .tx_in_char(o[145]), \
+        .txd_unseen(txd_unseen), \
         .rdata(o[144:113]), .rd_err(o[112]), .wr_err(o[111]), .txd(o[110]), .rxd(rxd), .ncts(ncts), \
         .ndsr(ndsr), .ndcd(ndcd), .nri(nri), .nrts(o[109]), .ndtr(o[108]), .nout1(o[107]), .nout2(o[106]), \
         .intr(o[105]), .txdmasreq(o[104]), .txdmabreq(o[103]), .rxdmasreq(o[102]), .rxdmabreq(o[101]), \
@@ -67,7 +71,7 @@ module pl011_netlist_tb;
     // coverage
     integer txd_edges = 0, rx_full_cycles = 0, tx_full_cycles = 0, rt_irqs = 0, overruns = 0;
     integer intr_cycles = 0, quiet_cycles = 0, skips = 0, fwds = 0, loads = 0, accesses = 0, resets = 0;
-    integer rxd_loads = 0, rx_skips = 0;
+    integer rxd_loads = 0, rx_skips = 0, tx_char_skips = 0;
 
     // xorshift32: the same sequence in every simulator ($random's is Icarus's own).
     reg [31:0] rng_state = SEED;
@@ -177,6 +181,7 @@ module pl011_netlist_tb;
                 drain = (phase / 3) % 2 == 0;
                 skip_rate = drain ? x % 4 : 0;  // filling the RX FIFO takes many characters: hurry
                 phase_left = 3000 + (x / 4) % 4000;
+                txd_unseen = (phase / 6) % 2 == 1;  // every RXD and drain mode both ways
                 phase = phase + 1;
             end
             phase_left = phase_left - 1;
@@ -229,6 +234,10 @@ module pl011_netlist_tb;
                     skips = skips + 1;
                     // past a reading of a character being received
                     if (u_rtl.rx_active && {3'b0, u_rtl.rx_cnt} < skip_ticks) rx_skips = rx_skips + 1;
+                    // past a TXD edge inside a character (TXD unseen)
+                    if (txd_unseen && u_rtl.tx_active && u_rtl.same_run == 4'd0
+                        && {4'b0, 4'd15 - u_rtl.tx_tick} < skip_ticks - 8'd1)
+                        tx_char_skips = tx_char_skips + 1;
                 end
             end
             r = rnd();
@@ -241,13 +250,13 @@ module pl011_netlist_tb;
         if (txd_edges < CYCLES / 50 || rx_full_cycles < CYCLES / 100 || tx_full_cycles < CYCLES / 100
             || overruns < 2 || rt_irqs < 2 || intr_cycles < CYCLES / 10 || quiet_cycles < CYCLES / 100
             || skips < CYCLES / 100 || fwds < CYCLES / 100 || loads < CYCLES / 1000 || resets < 1
-            || rxd_loads < CYCLES / 100 || rx_skips < CYCLES / 1000)
+            || rxd_loads < CYCLES / 100 || rx_skips < CYCLES / 1000 || tx_char_skips < CYCLES / 1000)
             $write("FAIL (stimulus too weak)");
         else
             $write("PASS");
-        $display(" depth %0d: %0d cycles, %0d accesses, %0d resets, %0d TXD edges, %0d cycles RX full, %0d TX full, %0d overruns, %0d RT, %0d intr cycles, %0d quiet, %0d skips (%0d past RX readings), %0d fast-forwards, %0d divider loads, %0d RXD synchroniser loads",
+        $display(" depth %0d: %0d cycles, %0d accesses, %0d resets, %0d TXD edges, %0d cycles RX full, %0d TX full, %0d overruns, %0d RT, %0d intr cycles, %0d quiet, %0d skips (%0d past RX readings, %0d past TXD edges), %0d fast-forwards, %0d divider loads, %0d RXD synchroniser loads",
                  FIFO_DEPTH, cycle, accesses, resets, txd_edges, rx_full_cycles, tx_full_cycles, overruns,
-                 rt_irqs, intr_cycles, quiet_cycles, skips, rx_skips, fwds, loads, rxd_loads);
+                 rt_irqs, intr_cycles, quiet_cycles, skips, rx_skips, tx_char_skips, fwds, loads, rxd_loads);
         $finish;
     end
 

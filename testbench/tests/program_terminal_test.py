@@ -9,51 +9,33 @@ ahead), and that the scenarios and variants that take no input, and bad terminal
 
 usage: program_terminal_test.py UARTVP pty|tcp|stdio|read|duration|errors
 """
-import json
 import atexit
+import json
 import os
 import re
 import select
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 
-FRAME_S = 10 / 115200  # one 8N1 character at 115200 baud: 86.8 us
-AHEAD_S = 0.010
-TIMEOUT_S = 30
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from terminal_drive import (FRAME_S, N, PASTE, busy_port, check_paced, check_refused, check_wall_clock,
+                            connect_tcp, fail, fd_reader, open_pty, read_until, wait_ok)
+from terminal_drive import start as start_cmd
+
 TMP = tempfile.mkdtemp(prefix="uartvp-terminal-test-")
 JSON = os.path.join(TMP, "run.json")
 atexit.register(lambda: (os.path.exists(JSON) and os.unlink(JSON), os.rmdir(TMP)))
 
 
-def fail(msg):
-    print("FAIL:", msg)
-    sys.exit(1)
-
-
 def start(uartvp, variant, term, *args, **kw):
-    t0 = time.monotonic()
-    p = subprocess.Popen([uartvp, "run", "tty-paste", "--variant", variant, "--terminal", term,
-                          "--json", JSON, *args], stderr=subprocess.PIPE, **kw)
-    line = p.stderr.readline().decode()
-    m = re.fullmatch(r"terminal: (\S+)\n", line)
-    if not m:
-        p.kill()
-        fail(f"expected 'terminal: DEVICE' on stderr first, got {line!r}")
-    return p, m.group(1), t0
+    return start_cmd([uartvp, "run", "tty-paste", "--variant", variant, "--terminal", term, "--json", JSON,
+                      *args], **kw)
 
 
 def finish(p, end, summary_on_stderr=False):
-    try:
-        p.wait(TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        fail("the program did not end")
-    err = p.stderr.read().decode()
-    if p.returncode != 0:
-        fail(f"exit code {p.returncode}: {err!r}")
+    err = wait_ok(p)
     if summary_on_stderr and not re.search(r"\n  outcome +interactive\n", err):
         fail(f"no 'outcome interactive' in the summary on standard error: {err!r}")
     with open(JSON) as f:
@@ -65,47 +47,7 @@ def finish(p, end, summary_on_stderr=False):
     return j
 
 
-def read_until(recv, want, what):
-    got = b""
-    deadline = time.monotonic() + TIMEOUT_S
-    while len(got) < len(want) and time.monotonic() < deadline:
-        chunk = recv()
-        if chunk is None:
-            continue
-        if chunk == b"":
-            break
-        got += chunk
-    if got != want:
-        fail(f"{what}: expected {len(want)} bytes, got {len(got)}: {got[:60]!r}...")
-    return time.monotonic()
-
-
-def fd_reader(fd):
-    def recv():
-        r, _, _ = select.select([fd], [], [], 0.05)
-        if not r:
-            return None
-        try:
-            return os.read(fd, 65536)
-        except OSError:
-            return b""
-    return recv
-
-
-# A paste: lower case, digits and punctuation, ending in a carriage return (the tty is raw: it comes
-# back as it went).
-N = 2000
-PASTE = bytes(b"abcdefghijklmnopqrstuvwxyz0123456789 ,.;-"[i % 41] for i in range(N - 1)) + b"\r"
-
-
-def check_paced(t0, t_last, what):
-    took = t_last - t0
-    least = N * FRAME_S - AHEAD_S
-    print(f"{what}: {N} characters echoed {took * 1e3:.1f} ms after the start "
-          f"({N * FRAME_S * 1e3:.1f} ms of line time)")
-    if took < least:
-        fail(f"{what}: the echo came back after {took * 1e3:.1f} ms, faster than the line allows "
-             f"({least * 1e3:.1f} ms)")
+# The paste (terminal_drive.PASTE) ends in a carriage return; the tty is raw: it comes back as it went.
 
 
 def check_counts(j, typed, shown):
@@ -117,9 +59,7 @@ def check_counts(j, typed, shown):
 
 def test_pty(uartvp):
     p, dev, t0 = start(uartvp, "echo", "pty", stdout=subprocess.DEVNULL)
-    if not dev.startswith("/dev/pts/"):
-        fail(f"not a pseudo-terminal: {dev}")
-    fd = os.open(dev, os.O_RDWR | os.O_NOCTTY)
+    fd = open_pty(dev)
     os.write(fd, PASTE)
     t_last = read_until(fd_reader(fd), PASTE, "pty")
     check_paced(t0, t_last, "pty")
@@ -129,15 +69,8 @@ def test_pty(uartvp):
 
 def test_tcp(uartvp):
     p, dev, t0 = start(uartvp, "echo", "tcp:0", stdout=subprocess.DEVNULL)
-    m = re.fullmatch(r"127\.0\.0\.1:(\d+)", dev)
-    if not m:
-        fail(f"not a local TCP port: {dev}")
-    s = socket.create_connection(("127.0.0.1", int(m.group(1))))
+    s, recv = connect_tcp(dev)
     s.sendall(PASTE)
-
-    def recv():
-        r, _, _ = select.select([s], [], [], 0.05)
-        return s.recv(65536) if r else None
     t_last = read_until(recv, PASTE, "tcp")
     check_paced(t0, t_last, "tcp")
     s.close()
@@ -178,15 +111,11 @@ def test_duration(uartvp):
     took = time.monotonic() - t0
     if j["terminal"]["end_time_ns"] != 0.2e9:
         fail(f"end time {j['terminal']['end_time_ns']} ns")
-    if took < 0.2 - AHEAD_S:
-        fail(f"0.2 s simulated in {took:.3f} s of wall-clock time")
+    check_wall_clock(took, 0.2)
 
 
 def test_errors(uartvp):
-    busy = socket.socket()
-    busy.bind(("127.0.0.1", 0))
-    busy.listen(1)
-    port = busy.getsockname()[1]
+    busy, port = busy_port()
     echo = ["run", "tty-paste", "--variant", "echo"]
     cases = [
         (["run", "earlycon-pl011", "--terminal", "pty"], "earlycon-pl011 takes no terminal input"),
@@ -202,10 +131,7 @@ def test_errors(uartvp):
         (echo + ["--terminal", "stdio", "--json", "-"], "both want standard output"),
     ]
     for args, text in cases:
-        r = subprocess.run([uartvp, *args], capture_output=True, timeout=TIMEOUT_S)
-        err = r.stderr.decode()
-        if r.returncode != 2 or err.count("\n") != 1 or text not in err or not err.startswith("uartvp: "):
-            fail(f"{args}: exit {r.returncode}, stderr {err!r} (expected exit 2 and one line with {text!r})")
+        check_refused([uartvp], args, text, "uartvp: ")
     busy.close()
 
 

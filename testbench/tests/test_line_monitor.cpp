@@ -1,5 +1,6 @@
 // Line monitor: decoded from a waveform written by hand here (bit times computed independently of the
 // library) and from the RX injector.
+#include "bit_times.h"
 #include "sim_main.h"
 #include "uartvp/line_monitor.h"
 #include "uartvp/rx_injector.h"
@@ -18,17 +19,10 @@ using sc_core::SC_US;
 using uartvp::decoded_char;
 using uartvp::parity_mode;
 using uartvp::serial_format;
+using uartvp::test::bit_time;
+using uartvp::test::ps;
 
 namespace {
-
-sc_time ps(long double v) {
-    return sc_time(static_cast<double>(std::llround(v)), SC_PS);
-}
-
-// Offset of `bits` bit periods (may be fractional), rounded to the ps: the test's own arithmetic.
-sc_time bit_time(double baud, long double bits) {
-    return ps(bits * 1e12L / baud);
-}
 
 std::vector<serial_format> all_formats() {
     std::vector<serial_format> v;

@@ -1,9 +1,11 @@
 // Fast mode against reference mode: every scenario, variant and profile on a short workload gives the
 // same results, every simulated figure (only wall-clock and host figures may differ).
 #include <cctype>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -12,6 +14,19 @@
 using namespace uartvp::test;
 
 namespace {
+
+// A test's name from its parameters: joined by '_', anything but letters and digits as '_'.
+struct params_name {
+    template <class params_t> std::string operator()(const ::testing::TestParamInfo<params_t>& info) const {
+        std::string n;
+        bool first = true;
+        std::apply([&](const auto&... p) { ((n += first ? "" : "_", n += p, first = false), ...); },
+                   info.param);
+        for (char& c : n)
+            if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+        return n;
+    }
+};
 
 // Drops what may differ between modes: host figures and the mode itself.
 nlohmann::json simulated(nlohmann::json j) {
@@ -111,18 +126,54 @@ TEST_P(EarlyconModes, FastGivesTheSameResultsAsReference) {
 INSTANTIATE_TEST_SUITE_P(AllVariantsAndProfiles, EarlyconModes,
                          ::testing::Combine(::testing::ValuesIn(earlycon_variants),
                                             ::testing::ValuesIn(earlycon_profiles)),
-                         [](const auto& info) {
-                             std::string n =
-                                 std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param);
-                             for (char& c : n)
-                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                             return n;
-                         });
+                         params_name());
 
 TEST(EarlyconModes, FastGivesTheSameResultsAsReference_ResetAfterWrite7E2At57600) {
     check_modes(
         "earlycon-pl011", "v1", "hw",
         "--payload-bytes 900 --set reset_after_write=1 --set frame=7E2 --set baud=57600 --expect-loss");
+}
+
+// Fast mode takes the PL011's line as characters (no TXD edge driven; the monitor decodes the reported
+// characters); UARTVP_LINE=pins makes it decode the pin, driven edge by edge. Both give the same
+// results, every simulated figure and the transactions too, also where a reset cuts a frame.
+void check_line_both_ways(const std::string& args) {
+    const nlohmann::json chars = run_json("earlycon-pl011", args);
+    setenv("UARTVP_LINE", "pins", 1);
+    const nlohmann::json pins = run_json("earlycon-pl011", args);
+    unsetenv("UARTVP_LINE");
+    ASSERT_FALSE(chars.is_null());
+    EXPECT_EQ(simulated(chars), simulated(pins)) << args;
+    EXPECT_EQ(chars["transactions"], pins["transactions"]) << args;
+    // The point of it: the PL011 wakes per character, not per TXD edge.
+    EXPECT_LT(chars["host"]["uart_wakes"].get<double>() * 2, pins["host"]["uart_wakes"].get<double>());
+}
+
+TEST(EarlyconModes, LineAsCharactersGivesTheSameResultsAsThePin) {
+    for (const char* v : {"v0", "v1", "console"})
+        check_line_both_ways(std::string("--variant ") + v + " --profile hw --payload-bytes 1500");
+    check_line_both_ways("--variant v1 --profile hw --payload-bytes 900 --set reset_after_write=1 --set "
+                         "frame=7E2 --set baud=57600 --expect-loss");
+}
+
+// With --vcd the PL011 still drives TXD edge by edge while the monitor takes the reported characters:
+// NAME.vcd and NAME.lines.vcd byte for byte those of a run that decodes the pin.
+TEST(EarlyconModes, WavesWithTheLineAsCharactersAreThoseOfThePin) {
+    const std::string dir = make_tmpdir();
+    const std::string args = "run earlycon-pl011 --variant v1 --profile hw --payload-bytes 1500 --set "
+                             "reset_after_write=1 --expect-loss --vcd ";
+    const result chars = run_uartvp(args + dir + "/chars.vcd");
+    setenv("UARTVP_LINE", "pins", 1);
+    const result pins = run_uartvp(args + dir + "/pins.vcd");
+    unsetenv("UARTVP_LINE");
+    ASSERT_EQ(chars.code, 0) << chars.err;
+    ASSERT_EQ(pins.code, 0) << pins.err;
+    for (const char* f : {".vcd", ".lines.vcd"}) {
+        const std::string a = slurp(dir + "/chars" + f), b = slurp(dir + "/pins" + f);
+        EXPECT_GT(a.size(), 1000u) << f;
+        EXPECT_TRUE(a == b) << f << " differs between the line as characters and the pin";
+    }
+    remove_dir(dir);
 }
 
 class ConsoleModes : public ::testing::TestWithParam<std::tuple<const char*, const char*>> {};
@@ -136,13 +187,7 @@ TEST_P(ConsoleModes, FastGivesTheSameResultsAsReference) {
 INSTANTIATE_TEST_SUITE_P(AllVariantsAndProfiles, ConsoleModes,
                          ::testing::Combine(::testing::ValuesIn(console_variants),
                                             ::testing::ValuesIn(console_profiles)),
-                         [](const auto& info) {
-                             std::string n =
-                                 std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param);
-                             for (char& c : n)
-                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                             return n;
-                         });
+                         params_name());
 
 // Reads cheaper than one UARTCLK period end at the UART's edge, not by their cost: fast mode must not
 // count them in advance.
@@ -173,13 +218,7 @@ INSTANTIATE_TEST_SUITE_P(AllVariantsAndProfiles, TtyModes,
                          ::testing::Combine(::testing::ValuesIn(tty_variants),
                                             ::testing::ValuesIn(tty_profiles),
                                             ::testing::ValuesIn(tty_setups)),
-                         [](const auto& info) {
-                             std::string n = std::string(std::get<0>(info.param)) + "_" +
-                                             std::get<1>(info.param) + "_" + std::get<2>(info.param);
-                             for (char& c : n)
-                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                             return n;
-                         });
+                         params_name());
 
 // boot-console on a reduced boot: the log's records replayed or printed by the kthread under CTS flow
 // control, the IPI at 413.5 ms during the replay, four cores.
@@ -201,13 +240,7 @@ TEST_P(BootModes, FastGivesTheSameResultsAsReference) {
 INSTANTIATE_TEST_SUITE_P(AllVariantsAndProfiles, BootModes,
                          ::testing::Combine(::testing::ValuesIn(boot_variants),
                                             ::testing::ValuesIn(boot_profiles)),
-                         [](const auto& info) {
-                             std::string n =
-                                 std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param);
-                             for (char& c : n)
-                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                             return n;
-                         });
+                         params_name());
 
 // hvc-paste: kopald or the virtqueue's interrupt, khvcd and the reader on two cores, on one core, and
 // under stress: a paste that overflows OPAL's buffer, a 5 MB/s source on virtio.
@@ -229,10 +262,4 @@ INSTANTIATE_TEST_SUITE_P(AllVariantsAndProfiles, HvcModes,
                          ::testing::Combine(::testing::ValuesIn(hvc_variants),
                                             ::testing::ValuesIn(hvc_profiles),
                                             ::testing::ValuesIn(hvc_setups)),
-                         [](const auto& info) {
-                             std::string n = std::string(std::get<0>(info.param)) + "_" +
-                                             std::get<1>(info.param) + "_" + std::get<2>(info.param);
-                             for (char& c : n)
-                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                             return n;
-                         });
+                         params_name());

@@ -11,6 +11,7 @@
 
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include <uartvp/line_monitor.h>
 #include <uartvp/read_promise.h>
 
 #include "pl011_harness.h"
@@ -227,16 +228,25 @@ void check_equivalence(const pl011_config& cfg, std::uint64_t baud, unsigned n, 
     EXPECT_TRUE(b.init.late.empty()) << b.init.late.size() << " accesses landed late, first on cycle "
                                      << b.init.late.front();
     EXPECT_EQ(b.ob.reads, ref.reads);
-    EXPECT_EQ(b.ob.txd_edges, ref.txd_edges);
-    for (std::size_t i = 0; i < std::min(b.ob.txd_edges.size(), ref.txd_edges.size()); ++i)
-        if (b.ob.txd_edges[i] != ref.txd_edges[i]) {
+    // The line as characters, with TXD driven edge by edge or not: the same edges as the pin's.
+    EXPECT_GT(b.line.chars, 100u);
+    EXPECT_EQ(b.line.cycles(), ref.txd_edges) << "the TXD edges rebuilt from the reported characters";
+    if (!cfg.txd_edges) {
+        // The pin shows the line between characters alone; the rest is compared as with the pin.
+        EXPECT_LT(b.ob.txd_edges.size(), ref.txd_edges.size() / 4);
+    } else {
+        EXPECT_EQ(b.ob.txd_edges, ref.txd_edges);
+    }
+    const std::vector<std::uint64_t> txd = cfg.txd_edges ? b.ob.txd_edges : b.line.cycles();
+    for (std::size_t i = 0; i < std::min(txd.size(), ref.txd_edges.size()); ++i)
+        if (txd[i] != ref.txd_edges[i]) {
             std::string near;
             for (const bus_op& op : ops)
                 if (op.cycle + 50 > ref.txd_edges[i] && op.cycle < ref.txd_edges[i] + 50)
                     near +=
                         " " + std::to_string(op.cycle) + (op.write ? "w" : "r") + std::to_string(op.offset);
-            ADD_FAILURE() << "first txd difference: wrapper " << b.ob.txd_edges[i] << ", reference "
-                          << ref.txd_edges[i] << "; accesses nearby:" << near;
+            ADD_FAILURE() << "first txd difference: wrapper " << txd[i] << ", reference " << ref.txd_edges[i]
+                          << "; accesses nearby:" << near;
             break;
         }
     EXPECT_EQ(b.ob.irq_edges, ref.irq_edges);
@@ -309,6 +319,39 @@ TEST(Pl011Equivalence, FastPathMatchesPlainClocking_MostlyCharacterMode_Depth16)
     check_equivalence(cfg, 57600, 1200, 6, true, {false, true});
 }
 
+// The line as characters: no wake per TXD edge, skips across them; every other output and read the
+// same, and the reported characters give plain clocking's TXD edges (resets cutting characters, BRK,
+// loopback, which keeps the pin's skip rules, and format changes included).
+TEST(Pl011Equivalence, LineAsCharactersMatchesPlainClocking_115200_Depth32) {
+    UARTVP_SIM_TEST();
+    pl011_config cfg;
+    cfg.txd_edges = false;
+    check_equivalence(cfg, 115200, 1500, 1);
+}
+
+TEST(Pl011Equivalence, LineAsCharactersMatchesPlainClocking_OddClock_38400) {
+    UARTVP_SIM_TEST();
+    pl011_config cfg;
+    cfg.txd_edges = false;
+    cfg.clock_hz = 7'372'801;
+    check_equivalence(cfg, 38400, 600, 3);
+}
+
+TEST(Pl011Equivalence, LineAsCharactersMatchesPlainClocking_MostlyLoopback) {
+    UARTVP_SIM_TEST();
+    pl011_config cfg;
+    cfg.txd_edges = false;
+    check_equivalence(cfg, 115200, 1500, 5, true, {true, false});
+}
+
+TEST(Pl011Equivalence, LineAsCharactersMatchesPlainClocking_MostlyCharacterMode_Depth16) {
+    UARTVP_SIM_TEST();
+    pl011_config cfg;
+    cfg.fifo_depth = 16;
+    cfg.txd_edges = false;
+    check_equivalence(cfg, 57600, 1200, 6, true, {false, true});
+}
+
 TEST(Pl011Equivalence, ClockEveryCycleMatchesPlainClocking) {
     UARTVP_SIM_TEST();
     pl011_config cfg;
@@ -323,12 +366,16 @@ namespace {
 // applied at the next catch-up, the synchroniser's two edges loaded in one. Until the load, the
 // engine's synchroniser reads as settled where plain clocking's does not: `synced` and `quiet` are
 // compared outside those windows only.
+// With `txd_unseen`, skips also pass TXD's edges inside a character (plain clocking takes the input
+// too: it changes only the skip outputs, which are compared).
 void check_core_catch_up(std::uint64_t uartclk, std::uint64_t baud, unsigned depth, std::uint32_t seed,
-                         script_mix mix = {}, bool lazy_rxd = false) {
+                         script_mix mix = {}, bool lazy_rxd = false, bool txd_unseen = false) {
     std::uint64_t end = 0;
     const std::vector<bus_op> ops = random_script(uartclk, baud, 800, seed, end, mix);
     detail::pl011_core core(depth, false);
     auto ref = detail::pl011_rtl::create(depth);
+    core.txd_unseen(txd_unseen);
+    ref->in.txd_unseen = txd_unseen;
     std::uint64_t ref_cycle = 0;
     // RXD changes handed to the engine lazily reach plain clocking's inputs after edge `first`.
     std::deque<std::pair<std::uint64_t, bool>> ref_rxd;
@@ -417,6 +464,15 @@ void check_core_catch_up(std::uint64_t uartclk, std::uint64_t baud, unsigned dep
 
 TEST(Pl011CoreEquivalence, CatchUpToArbitraryEdgesMatchesPlainClocking_115200) {
     check_core_catch_up(24'000'000, 115200, 32, 11);
+}
+TEST(Pl011CoreEquivalence, CatchUpPastTxdEdgesMatchesPlainClocking_115200) {
+    check_core_catch_up(24'000'000, 115200, 32, 11, {}, false, true);
+}
+TEST(Pl011CoreEquivalence, CatchUpPastTxdEdgesMatchesPlainClocking_Loopback) {
+    check_core_catch_up(24'000'000, 115200, 32, 12, {true, false}, true, true);
+}
+TEST(Pl011CoreEquivalence, CatchUpPastTxdEdgesMatchesPlainClocking_CharacterMode) {
+    check_core_catch_up(24'000'000, 57600, 16, 13, {false, true}, true, true);
 }
 TEST(Pl011CoreEquivalence, CatchUpToArbitraryEdgesMatchesPlainClocking_921600) {
     check_core_catch_up(24'000'000, 921600, 16, 12);
@@ -649,4 +705,69 @@ TEST(Pl011CoreEquivalence, RxdLoadedAroundAResetMatchesPlainClocking) {
                         << "/" << int(b.reg_ticks) << ")";
                 }
             }
+}
+
+// The line monitor both ways on the same traffic: decoding the TXD pin, and decoding the characters
+// the UART reports (rebuilt into the pin's edges). Same characters, errors, breaks and false starts,
+// reported at the same times; at the programmed rate and at one a few percent off in another format.
+TEST(LineMonitorFromCharacters, DecodesAsFromThePinOnTheSameTraffic) {
+    UARTVP_SIM_TEST();
+    pl011_config cfg; // TXD driven edge by edge, and the characters reported too
+    std::uint64_t end = 0;
+    const std::vector<bus_op> ops = random_script(cfg.clock_hz, 115200, 1500, 21, end);
+    tlm_bench b(cfg, ops);
+    struct seen {
+        std::vector<decoded_char> chars;
+        std::vector<sc_core::sc_time> at;
+    };
+    struct pair_of_monitors {
+        line_monitor pin, chars;
+        seen from_pin, from_chars;
+        pair_of_monitors(const char* name, double baud, serial_format f, tlm_bench& b)
+            : pin((std::string(name) + "_pin").c_str(), baud, f)
+            , chars((std::string(name) + "_chars").c_str(), baud, f) {
+            pin.line(b.txd);
+            chars.line(b.txd);
+            chars.take_characters(true);
+            b.uart.report_line(chars);
+            auto keep = [](seen& s) {
+                return [&s](const decoded_char& c) {
+                    s.chars.push_back(c);
+                    s.at.push_back(sc_core::sc_time_stamp());
+                };
+            };
+            pin.on_char(keep(from_pin));
+            chars.on_char(keep(from_chars));
+        }
+    };
+    pair_of_monitors nominal("nominal", 115200, serial_format{8, parity_mode::none, 1}, b);
+    pair_of_monitors off("off", 115200 * 1.03, serial_format{7, parity_mode::even, 1}, b);
+    b.run_to(end);
+    for (pair_of_monitors* p : {&nominal, &off}) {
+        const seen &a = p->from_pin, &c = p->from_chars;
+        EXPECT_GT(a.chars.size(), 300u);
+        EXPECT_GT(p->pin.framing_errors(), 5u);
+        EXPECT_GT(p->pin.breaks(), 2u);
+        ASSERT_EQ(c.chars.size(), a.chars.size());
+        for (std::size_t i = 0; i < a.chars.size(); ++i) {
+            const decoded_char &x = a.chars[i], &y = c.chars[i];
+            ASSERT_TRUE(x.data == y.data && x.start == y.start && x.end == y.end &&
+                        x.framing_error == y.framing_error && x.parity_error == y.parity_error &&
+                        x.is_break == y.is_break && a.at[i] == c.at[i])
+                << "character #" << i << " from the pin: 0x" << std::hex << int(x.data) << std::dec << " at "
+                << x.start << " (reported " << a.at[i] << "), from characters: 0x" << std::hex << int(y.data)
+                << std::dec << " at " << y.start << " (reported " << c.at[i] << ")";
+        }
+        EXPECT_EQ(p->chars.chars(), p->pin.chars());
+        EXPECT_EQ(p->chars.framing_errors(), p->pin.framing_errors());
+        EXPECT_EQ(p->chars.parity_errors(), p->pin.parity_errors());
+        EXPECT_EQ(p->chars.breaks(), p->pin.breaks());
+        EXPECT_EQ(p->chars.false_starts(), p->pin.false_starts());
+    }
+    EXPECT_GT(off.pin.parity_errors(), 5u);
+    std::printf("nominal: %llu characters, %llu framing errors, %llu breaks; off: %llu characters, %llu "
+                "parity errors, %llu false starts\n",
+                (unsigned long long)nominal.pin.chars(), (unsigned long long)nominal.pin.framing_errors(),
+                (unsigned long long)nominal.pin.breaks(), (unsigned long long)off.pin.chars(),
+                (unsigned long long)off.pin.parity_errors(), (unsigned long long)off.pin.false_starts());
 }

@@ -15,6 +15,7 @@
 #include <uartvp/cpu/kernel.h>
 #include <uartvp/cpu/machine.h>
 
+#include "kernel_bench.h"
 #include "printk/printk.h"
 #include "sim_main.h"
 
@@ -22,38 +23,13 @@ using namespace uartvp;
 using namespace uartvp::kapi;
 using namespace uartvp::sw;
 using namespace sc_core;
+using namespace uartvp::test::kernel_bench;
 
 namespace {
 
-cpu::timing_profile timing() {
-    cpu::timing_profile t;
-    t.cpu_hz = 1'000'000'000;
-    return t;
-}
-sc_time us(double v) {
-    return sc_time(v, SC_US);
-}
-sc_time ms(double v) {
-    return sc_time(v, SC_MS);
-}
 double to_us(const sc_time& t) {
     return t.to_seconds() * 1e6;
 }
-sc_time now_local() {
-    cpu::core::current().sync();
-    return cpu::core::current().local_time();
-}
-
-struct no_bus : sc_module {
-    tlm_utils::multi_passthrough_target_socket<no_bus, 32> target{"target"};
-    explicit no_bus(const sc_module_name& n)
-        : sc_module(n) {
-        target.register_b_transport(this, &no_bus::b_transport);
-    }
-    void b_transport(int, tlm::tlm_generic_payload& tx, sc_time&) {
-        tx.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
-    }
-};
 
 struct bench : sc_module {
     cpu::machine m;

@@ -1,4 +1,5 @@
 // RX injector: every edge it drives, checked to the picosecond against times computed here.
+#include "bit_times.h"
 #include "sim_main.h"
 #include "uartvp/line_monitor.h"
 #include "uartvp/rx_injector.h"
@@ -16,15 +17,10 @@ using sc_core::sc_time;
 using sc_core::SC_US;
 using uartvp::decoded_char;
 using uartvp::serial_format;
+using uartvp::test::bit_time;
+using uartvp::test::ps;
 
 namespace {
-
-sc_time ps(long double v) {
-    return sc_time(static_cast<double>(std::llround(v)), SC_PS);
-}
-sc_time bit_time(double baud, long double bits) {
-    return ps(bits * 1e12L / baud);
-}
 
 using edge = std::pair<sc_time, bool>;
 

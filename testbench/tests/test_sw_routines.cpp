@@ -21,6 +21,7 @@
 #include "serial/amba_pl011_console.h"
 #include "serial8250.h"
 #include "sim_main.h"
+#include "uart_tap.h"
 
 using namespace uartvp;
 using namespace sc_core;
@@ -29,50 +30,16 @@ namespace {
 
 constexpr std::uint64_t uart_base = 0x10000000;
 
-// Passes every transaction on unchanged (read promises included) and logs it once it has completed.
-struct tap : sc_module {
-    tlm_utils::simple_target_socket<tap, 32> target{"target"};
-    tlm_utils::simple_initiator_socket<tap, 32> initiator{"initiator"};
-    struct access {
-        std::uint64_t offset;
-        unsigned size;
-        bool write;
-        std::uint32_t value;
-        sc_time at;
-    };
-    std::vector<access> log;
-    explicit tap(const sc_module_name& n)
-        : sc_module(n) {
-        target.register_b_transport(this, &tap::b_transport);
-        target.register_transport_dbg(this, &tap::transport_dbg);
-    }
-    void b_transport(tlm::tlm_generic_payload& tx, sc_time& delay) {
-        const sc_time issued = sc_time_stamp() + delay;
-        initiator->b_transport(tx, delay);
-        std::uint32_t v = 0;
-        std::memcpy(&v, tx.get_data_ptr(), std::min(4u, tx.get_data_length()));
-        log.push_back({tx.get_address() - uart_base, tx.get_data_length(), tx.is_write(), v, issued});
-    }
-    unsigned transport_dbg(tlm::tlm_generic_payload& tx) { return initiator->transport_dbg(tx); }
-
-    std::vector<access> at_offset(std::uint64_t off) const {
-        std::vector<access> r;
-        for (const access& a : log)
-            if (a.offset == off) r.push_back(a);
-        return r;
-    }
-};
+using tap = test::access_tap;
 
 cpu::timing_profile timing() {
-    cpu::timing_profile t;
-    t.regions.push_back({"uart", uart_base, 0x1000, sc_time(120, SC_NS), sc_time(60, SC_NS)});
-    return t;
+    return test::uart_timing(uart_base);
 }
 
 // core -> tap -> router -> UART, its TXD decoded at 115200 8N1.
 template <class uart_t> struct machine : sc_module {
     cpu::core cpu0{"cpu0", 0, timing()};
-    tap probe{"probe"};
+    tap probe{"probe", uart_base};
     router bus{"bus"};
     uart_t uart;
     sc_signal<bool> txd{"txd", true}, irq{"irq", false}, rxd{"rxd", true};

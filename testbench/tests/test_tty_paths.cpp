@@ -23,6 +23,7 @@
 #include "serial/8250_port.h"
 #include "serial/amba_pl011.h"
 #include "sim_main.h"
+#include "uart_tap.h"
 
 using namespace uartvp;
 using namespace sc_core;
@@ -32,42 +33,17 @@ namespace {
 constexpr std::uint64_t uart_base = 0x10000000;
 constexpr double baud = 115200;
 
-// Passes every transaction on unchanged and logs it once it has completed.
-struct tap : sc_module {
-    tlm_utils::simple_target_socket<tap, 32> target{"target"};
-    tlm_utils::simple_initiator_socket<tap, 32> initiator{"initiator"};
-    struct access {
-        std::uint64_t offset;
-        unsigned size;
-        bool write;
-        std::uint32_t value;
-        sc_time at;
-    };
-    std::vector<access> log;
-    explicit tap(const sc_module_name& n)
-        : sc_module(n) {
-        target.register_b_transport(this, &tap::b_transport);
-    }
-    void b_transport(tlm::tlm_generic_payload& tx, sc_time& delay) {
-        const sc_time issued = sc_time_stamp() + delay;
-        initiator->b_transport(tx, delay);
-        std::uint32_t v = 0;
-        std::memcpy(&v, tx.get_data_ptr(), std::min(4u, tx.get_data_length()));
-        log.push_back({tx.get_address() - uart_base, tx.get_data_length(), tx.is_write(), v, issued});
-    }
-};
+using tap = test::access_tap;
 
 cpu::timing_profile timing() {
-    cpu::timing_profile t;
-    t.regions.push_back({"uart", uart_base, 0x1000, sc_time(120, SC_NS), sc_time(60, SC_NS)});
-    return t;
+    return test::uart_timing(uart_base);
 }
 
 // N cores -> tap -> router -> UART; the UART's IRQ line to CPU0; an RX injector on RXD and a line
 // monitor on TXD at 115200 8N1.
 template <class uart_t> struct bench : sc_module {
     cpu::machine m;
-    tap probe{"probe"};
+    tap probe{"probe", uart_base};
     router bus{"bus"};
     uart_t uart;
     sc_signal<bool> txd{"txd", true}, irq{"irq", false}, rxd{"rxd", true};

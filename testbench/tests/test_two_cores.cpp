@@ -194,6 +194,27 @@ void run_script(const std::vector<op>& ops, op_log& out) {
     }
 }
 
+// Both platforms' UARTs: the PL011 clocked every cycle in reference mode, the 16550 at 24 MHz.
+pl011_config pl011_cfg(bool reference) {
+    pl011_config c;
+    c.clock_every_cycle = reference;
+    return c;
+}
+uart16550_config com_cfg() {
+    uart16550_config c;
+    c.clock_hz = 24'000'000;
+    return c;
+}
+
+// One core's log of its script (values and times) in fast mode against reference mode; a fatal
+// failure at the first difference.
+void expect_same_ops(const op_log& fast, const op_log& ref, unsigned core) {
+    ASSERT_EQ(fast.size(), ref.size()) << "core " << core;
+    for (std::size_t i = 0; i < ref.size(); ++i)
+        ASSERT_EQ(fast[i], ref[i]) << "core " << core << ", entry " << i << " (" << (i % 2 ? "time" : "value")
+                                   << " of op " << i / 2 << ")";
+}
+
 // Between the router and a UART: counts accesses that arrive at the same instant from different cores.
 struct spy : sc_module {
     tlm_utils::simple_target_socket<spy, 32> in{"in"};
@@ -232,17 +253,8 @@ struct platform : sc_module {
         : sc_module(n)
         , cpu0("cpu0", id0, timing())
         , cpu1("cpu1", id1, timing())
-        , uart("uart",
-               [&] {
-                   pl011_config c;
-                   c.clock_every_cycle = reference;
-                   return c;
-               }())
-        , com("com", [] {
-            uart16550_config c;
-            c.clock_hz = 24'000'000;
-            return c;
-        }()) {
+        , uart("uart", pl011_cfg(reference))
+        , com("com", com_cfg()) {
         cpu0.set_collapse_polls(!reference);
         cpu1.set_collapse_polls(!reference);
         cpu0.bus.bind(bus.target);
@@ -306,11 +318,8 @@ void run_twins(unsigned seed, unsigned ops) {
     ASSERT_TRUE(fast.cpu0.idle() && fast.cpu1.idle() && ref.cpu0.idle() && ref.cpu1.idle())
         << "a script did not finish";
     for (unsigned c = 0; c < 2; ++c) {
-        ASSERT_EQ(fast.seen[c].size(), ref.seen[c].size()) << "core " << c;
-        for (std::size_t i = 0; i < ref.seen[c].size(); ++i)
-            ASSERT_EQ(fast.seen[c][i], ref.seen[c][i])
-                << "core " << c << ", entry " << i << " (" << (i % 2 ? "time" : "value") << " of op " << i / 2
-                << ")";
+        expect_same_ops(fast.seen[c], ref.seen[c], c);
+        if (::testing::Test::HasFatalFailure()) return;
         const cpu::core& f = c ? fast.cpu1 : fast.cpu0;
         const cpu::core& r = c ? ref.cpu1 : ref.cpu0;
         for (std::size_t t = 0; t < r.tasks().size(); ++t) {
@@ -425,17 +434,8 @@ struct irq_platform : sc_module {
                 p.irq_exit = sc_time(160, SC_NS);
                 return p;
             }())
-        , uart("uart",
-               [&] {
-                   pl011_config c;
-                   c.clock_every_cycle = reference;
-                   return c;
-               }())
-        , com("com", [] {
-            uart16550_config c;
-            c.clock_hz = 24'000'000;
-            return c;
-        }()) {
+        , uart("uart", pl011_cfg(reference))
+        , com("com", com_cfg()) {
         for (auto& c : m.cores) {
             c->set_collapse_polls(!reference);
             c->bus.bind(bus.target);
@@ -514,11 +514,8 @@ void run_irq_twins(unsigned seed, unsigned ops) {
         EXPECT_EQ(fast.handled[c].size(), ref.handled[c].size());
     }
     for (unsigned c = 0; c < 2; ++c) {
-        ASSERT_EQ(fast.seen[c].size(), ref.seen[c].size()) << "core " << c;
-        for (std::size_t i = 0; i < ref.seen[c].size(); ++i)
-            ASSERT_EQ(fast.seen[c][i], ref.seen[c][i])
-                << "core " << c << ", entry " << i << " (" << (i % 2 ? "time" : "value") << " of op " << i / 2
-                << ")";
+        expect_same_ops(fast.seen[c], ref.seen[c], c);
+        if (::testing::Test::HasFatalFailure()) return;
         EXPECT_EQ(fast.m.cpu(c).stats().hardirq, ref.m.cpu(c).stats().hardirq);
     }
     for (std::size_t l = 0; l < 2; ++l) {

@@ -6,6 +6,7 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
+#include <vector>
 
 #include <uartvp/initiator_id.h>
 #include <uartvp/read_promise.h>
@@ -43,7 +44,34 @@ struct pl011::impl {
     // is to wake at (UINT64_MAX: none planned).
     bool rxd_seen = true;
     std::uint64_t planned = std::numeric_limits<std::uint64_t>::max();
+    // The TX line's readers, and the level last reported between characters.
+    std::vector<serial_line_if*> readers;
+    bool line_level = true;
+    const cycle_clock* clock = nullptr;
+    static void tx_event(void* self, const detail::tx_line_event& e);
 };
+
+// A character started, or a reset cut one short: to the readers, in time.
+void pl011::impl::tx_event(void* self, const detail::tx_line_event& e) {
+    impl& m = *static_cast<impl*>(self);
+    if (e.kind == detail::tx_line_event::cut) {
+        const sc_time t = m.clock->time_of(e.cycle);
+        for (serial_line_if* r : m.readers)
+            r->line_level(t, true);
+        return;
+    }
+    serial_char c;
+    c.bits = e.bits;
+    c.levels = e.levels;
+    for (unsigned k = 0; k <= e.bits; ++k)
+        c.edge[k] = m.clock->time_of(e.bit_edge[k]);
+    c.data_bits = 5u + (e.format >> 2);
+    c.parity = e.format & 2u;
+    c.stop_bits = (e.format & 1u) ? 2u : 1u;
+    c.data = static_cast<std::uint8_t>((e.levels >> 1) & ((1u << c.data_bits) - 1));
+    for (serial_line_if* r : m.readers)
+        r->line_char(c);
+}
 
 namespace {
 bool read_or(const optional_in& p, bool inactive) {
@@ -101,6 +129,7 @@ pl011::pl011(const sc_module_name& name, const pl011_config& cfg)
     , m_cfg(cfg)
     , m_clock(cfg.clock_hz)
     , m_impl(std::make_unique<impl>(cfg)) {
+    m_impl->core.txd_unseen(!cfg.txd_edges);
     bus.register_b_transport(this, &pl011::b_transport);
     bus.register_transport_dbg(this, &pl011::transport_dbg);
     bus.register_get_direct_mem_ptr(this, &pl011::get_direct_mem_ptr);
@@ -143,6 +172,12 @@ std::uint64_t pl011::late_accesses() const {
 }
 void pl011::close_rtl_trace() {
     m_impl->core.close_rtl_trace();
+}
+
+void pl011::report_line(serial_line_if& reader) {
+    m_impl->readers.push_back(&reader);
+    m_impl->clock = &m_clock;
+    m_impl->core.on_tx_line(&impl::tx_event, m_impl.get());
 }
 
 void pl011::start_of_simulation() {
@@ -260,7 +295,17 @@ bool same_pins(const detail::pl011_outputs& a, const detail::pl011_outputs& b) {
 }
 } // namespace
 
-bool pl011::drive_outputs(const detail::pl011_outputs& o) {
+bool pl011::drive_outputs(const detail::pl011_outputs& out) {
+    // Without TXD edges the pin shows the line between characters only; a character goes to the
+    // readers as it starts.
+    detail::pl011_outputs o = out;
+    if (!m_cfg.txd_edges && o.tx_in_char) o.txd = true;
+    const bool level = o.tx_in_char || o.txd;
+    if (level != m_impl->line_level) {
+        m_impl->line_level = level;
+        for (serial_line_if* r : m_impl->readers)
+            r->line_level(sc_time_stamp(), level);
+    }
     const detail::pl011_outputs& s = m_impl->shown;
     const bool changed = !same_pins(o, s);
     // Only what differs from what the ports were last driven with (every port on the first drive):
@@ -298,9 +343,10 @@ void pl011::run() {
     const sc_time now = sc_time_stamp();
     const bool first = !m_impl->started;
     m_impl->started = true;
-    if (first)
+    if (first) {
         m_impl->shown = core.out();
-    else
+        if (!m_cfg.txd_edges && m_impl->shown.tx_in_char) m_impl->shown.txd = true;
+    } else
         ++m_impl->wakes;
     sample_inputs();
     if (first && !m_cfg.clock_every_cycle) note_rxd(); // RXD as it starts

@@ -165,6 +165,7 @@ private:
         m.div_cnt = in.div_cnt;
         m.div_acc = in.div_acc;
         m.rxd_load = in.rxd_load;
+        m.txd_unseen = in.txd_unseen;
     }
     void collect() {
         const model& m = *m_model;
@@ -199,6 +200,11 @@ private:
         o.rx_frame_ticks = m.rx_frame_ticks;
         o.synced = m.synced;
         o.quiet = m.quiet;
+        o.tx_started = m.tx_started;
+        o.tx_line_bits = m.tx_line_bits;
+        o.tx_bits_left = m.tx_bits_left;
+        o.tx_in_char = m.tx_in_char;
+        o.tx_format = m.tx_format;
     }
     // Closes the trace; the error of a failed write, or 0.
     int end_trace() {
@@ -325,6 +331,7 @@ void pl011_core::edge(std::uint64_t counts_as) {
     m_reset_before = counts_as > 1 ? false : m_reset_done;
     m_reset_done = !m_rtl->in.rst_n;
     dump();
+    if (m_tx_cb) after_edge();
 }
 
 // One evaluated edge that is the `ticks`-th Baud16 enable from now, `counts_as` cycles ahead.
@@ -337,6 +344,34 @@ void pl011_core::jump(std::uint64_t counts_as, unsigned ticks) {
     m_reset_before = counts_as > 1 ? false : m_reset_done;
     m_reset_done = !m_rtl->in.rst_n;
     dump();
+    if (m_tx_cb) after_edge();
+}
+
+void pl011_core::after_edge() {
+    const pl011_outputs& o = out();
+    tx_line_event e;
+    e.cycle = m_cycle;
+    if (!m_rtl->in.rst_n) { // a reset edge: the line goes high here, whatever was on it
+        if (m_tx_end > m_cycle) {
+            e.kind = tx_line_event::cut;
+            m_tx_cb(m_tx_ctx, e);
+        }
+        m_tx_end = 0;
+        return;
+    }
+    if (!o.tx_started) return;
+    // Bit k begins at the 16k-th Baud16 enable after the start edge. The divisor cannot change while a
+    // character is in progress, so the divider's closed form gives them all.
+    e.kind = tx_line_event::start;
+    e.bits = o.tx_bits_left + 1u;
+    e.levels = static_cast<std::uint16_t>(o.tx_line_bits & ((1u << e.bits) - 1));
+    const baud16_periods periods(o);
+    e.bit_edge[0] = m_cycle;
+    for (unsigned k = 1; k <= e.bits; ++k)
+        e.bit_edge[k] = m_cycle + o.b16_wait + periods.span(16 * k - 1);
+    e.format = o.tx_format;
+    m_tx_end = e.bit_edge[e.bits];
+    m_tx_cb(m_tx_ctx, e);
 }
 
 void pl011_core::rxd_change(std::uint64_t after, bool v) {

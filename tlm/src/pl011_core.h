@@ -28,6 +28,8 @@ struct pl011_inputs {
     std::uint8_t div_acc = 0;
     // The synchroniser's second stage takes RXD at the next edge, as the first does (rxd_change()).
     bool rxd_load = false;
+    // Nobody reads TXD between evaluated edges: skips pass its edges inside a character.
+    bool txd_unseen = false;
 };
 
 struct pl011_outputs {
@@ -49,6 +51,23 @@ struct pl011_outputs {
     std::uint8_t rx_frame_ticks = 0;
     bool synced = true;
     bool quiet = true;
+    bool tx_started = false;        // the last edge started a character
+    std::uint16_t tx_line_bits = 0; // the character in progress from the bit on TXD, LSB first
+    std::uint8_t tx_bits_left = 0;  // its bits after the one on TXD
+    bool tx_in_char = false;
+    std::uint8_t tx_format = 0; // {WLEN, PEN, STP2} of the character in progress
+};
+
+// What the transmitter puts on the line, found at the evaluated edge where it happens.
+struct tx_line_event {
+    enum kind_t { start, cut } kind = start;
+    std::uint64_t cycle = 0; // the edge
+    // start: the frame from its start bit, LSB first, its bits (start and stop bits included), and the
+    // edge at which each begins (bit_edge[bits]: the edge that ends the last stop bit).
+    std::uint16_t levels = 0;
+    unsigned bits = 0;
+    std::uint64_t bit_edge[13] = {};
+    std::uint8_t format = 0; // {WLEN, PEN, STP2} as LCR_H had them at the start
 };
 
 // One verilated PL011 (16- or 32-entry FIFOs), clocked edge by edge.
@@ -133,6 +152,15 @@ public:
     // Read a register without side effects (debug transport): no edge, no FIFO pop.
     bus_result peek(std::uint16_t word, std::uint32_t& data);
 
+    // Called at each evaluated edge that starts a character on TXD, and at a reset edge that cuts one
+    // short (the line high from there). Set once, before the first edge that matters.
+    void on_tx_line(void (*cb)(void*, const tx_line_event&), void* ctx) {
+        m_tx_cb = cb;
+        m_tx_ctx = ctx;
+    }
+    // Let skips pass TXD's edges inside a character (nobody reads the pin between evaluated edges).
+    void txd_unseen(bool on) { m_rtl->in.txd_unseen = on && !m_every_cycle; }
+
     // RTL edges evaluated, and the wall-clock time that took if measured, for benchmarks.
     std::uint64_t edges_evaluated() const { return m_edges; }
     void measure_eval_time(bool on) { m_rtl->measure_eval_time = on; }
@@ -158,7 +186,11 @@ private:
     bool m_reset_done = false;
     bool m_reset_before = false;
     std::uint64_t m_trace_hz = 0; // tracing the RTL when not 0
-    void dump();                  // the state at this cycle into the RTL trace
+    void (*m_tx_cb)(void*, const tx_line_event&) = nullptr;
+    void* m_tx_ctx = nullptr;
+    std::uint64_t m_tx_end = 0; // the edge that ends the character on TXD (0: none in progress)
+    void after_edge();          // reports what the edge did on TXD
+    void dump();                // the state at this cycle into the RTL trace
 };
 
 } // namespace uartvp::detail

@@ -12,7 +12,13 @@
 // Event-driven: while the line is idle the monitor sleeps on its value-change event; it wakes once per
 // sample only inside a frame. Memory stays bounded: characters go to the on_char callback and into
 // counters; the decoded text is kept only after keep_text(true).
+//
+// Or from characters: fed by a sender's reports (serial_line_if, <uartvp/serial_line.h>; a UART's
+// report_line()) instead of the pin, it rebuilds the edges the pin would show and takes the same
+// decisions at the same times, waking only at the two samples of a frame. `line` must still be bound
+// (it is then not read).
 #include "uartvp/serial_format.h"
+#include "uartvp/serial_line.h"
 
 #include <cstdint>
 #include <deque>
@@ -33,7 +39,7 @@ struct decoded_char {
     bool is_break = false;      // line low for the whole frame, stop bit(s) included
 };
 
-class line_monitor : public sc_core::sc_module {
+class line_monitor : public sc_core::sc_module, public serial_line_if {
 public:
     sc_core::sc_in<bool> line;
 
@@ -58,8 +64,15 @@ public:
     std::uint64_t parity_errors() const { return m_parity_errors; }
     std::uint64_t breaks() const { return m_breaks; }
     std::uint64_t false_starts() const { return m_false_starts; } // start bit high at its middle
-    // True between a start edge and the end of the frame's last sample.
+    // True between a start edge and the end of the frame's last sample (from characters: from the
+    // report of the frame's start).
     bool busy() const { return m_busy; }
+
+    // Decode the reported characters instead of the pin. Call before the simulation starts.
+    void take_characters(bool on) { m_feed_mode = on; }
+    bool takes_characters() const { return m_feed_mode; }
+    void line_char(const serial_char& c) override;
+    void line_level(const sc_core::sc_time& t, bool level) override;
 
 private:
     void run();
@@ -87,6 +100,19 @@ private:
     std::string m_text;
     std::uint64_t m_chars = 0, m_framing_errors = 0, m_parity_errors = 0, m_breaks = 0, m_false_starts = 0;
     bool m_busy = false;
+
+    // From characters: the line's changes as reported, in time order, from m_feed_base (the level
+    // before the first); m_cursor: the time from which the state machine looks for its next edge.
+    void run_feed();
+    void feed(const sc_core::sc_time& t, bool level);
+    bool feed_before(const sc_core::sc_time& t) const; // the level just before t
+    bool feed_at(const sc_core::sc_time& t) const;     // the level at t, a change at t included
+    bool m_feed_mode = false;
+    std::deque<std::pair<sc_core::sc_time, bool>> m_feed;
+    bool m_feed_base = true;
+    sc_core::sc_time m_cursor;
+    sc_core::sc_event m_feed_event;
+    bool m_feed_waiting = false; // waiting for an edge (not for a sample time)
 };
 
 } // namespace uartvp

@@ -74,12 +74,15 @@ private:
     void write_value(const var& v, std::uint64_t value);
     void change(const var& v);
     std::uint64_t tick_of(const sc_core::sc_time& t) const;
+    void append_number(std::uint64_t n);
+    void flush_buffer();
     void put(std::uint64_t tick, const var& v, std::uint64_t value);
     void insert_held(std::uint64_t tick, const var& v, std::uint64_t value);
     void flush_held(bool all);
     std::string m_path;
     std::uint64_t m_ts_ps, m_units_per_ps_den, m_units_per_ps_num;
     std::ofstream m_out;
+    std::string m_buf; // the changes, written to m_out in large blocks (a stream put per character costs)
     bool m_ok = true;
     std::vector<std::unique_ptr<var>> m_vars;
     std::uint64_t m_last_tick = 0;

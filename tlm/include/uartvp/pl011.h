@@ -11,6 +11,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include <uartvp/cycle_clock.h>
+#include <uartvp/serial_line.h>
 
 namespace uartvp {
 struct pl011_config;
@@ -60,6 +61,10 @@ struct pl011_config {
     // In fast mode skipped cycles do not appear (values hold, counters jump); with clock_every_cycle
     // every cycle does. Closed by close_rtl_trace() or at destruction.
     std::string rtl_vcd;
+    // Drive the txd port edge by edge (the default). Off: the line goes to report_line()'s readers as
+    // characters, the model wakes where a character starts or ends rather than at every TXD edge, and
+    // txd shows only the level between characters (idle high, a break low). Loopback is unaffected.
+    bool txd_edges = true;
     // Deprecated: the former name of clock_hz (reads and assignments go to clock_hz).
     detail::uartclk_alias uartclk_hz;
 };
@@ -136,6 +141,10 @@ public:
     // effects within one UARTCLK period do, in both modes).
     std::uint64_t late_accesses() const;
     void close_rtl_trace();
+
+    // Reports the TX line to `reader` as characters, each as it starts (<uartvp/serial_line.h>), with
+    // txd_edges on or off. Call before the simulation starts; `reader` must outlive the simulation.
+    void report_line(serial_line_if& reader);
 
     // Adds the observation signals and lines to a VCD/WIF trace file, prefixed with this module's name
     // (sc_trace(tf, uart, name): with another prefix), or to a vcd_writer (<uartvp/vcd_writer.h>). Call

@@ -92,6 +92,11 @@ struct core_observer {
     virtual void poll_begin(const core&, const sc_core::sc_time& /*start*/) {}
     virtual void poll_span(const core&, std::uint64_t /*addr*/, const sc_core::sc_time& /*start*/,
                            const sc_core::sc_time& /*end*/, std::uint64_t /*reads*/) {}
+    // A register access issued at its own time (once the core's observe_accesses() was called; the
+    // reads a polling loop counts are not told): a write or a read of `addr`, the core busy with it
+    // from `start` (the present) to `end`. What the bus signals show, without their events.
+    virtual void access(const core&, std::uint64_t /*addr*/, bool /*write*/,
+                        const sc_core::sc_time& /*start*/, const sc_core::sc_time& /*end*/) {}
 };
 
 class core : public sc_core::sc_module {
@@ -137,6 +142,8 @@ public:
     void trace(sc_core::sc_trace_file* tf, const std::string& prefix);
     // Starts driving the bus signals (otherwise they cost nothing).
     void observe_bus() { m_traced = true; }
+    // Tells the observers each access as it is issued (core_observer::access).
+    void observe_accesses() { m_accesses_observed = true; }
     // Spans for a timeline or waves (see core_observer); the observer outlives the simulation's run.
     void add_observer(core_observer& o) { m_observers.push_back(&o); }
     // Tells the observers about the task still on the core at the end of the run.
@@ -255,6 +262,7 @@ private:
     task* m_first = nullptr; // made runnable by make_runnable_first at m_first_at
     sc_core::sc_time m_first_at;
     bool m_traced = false;
+    bool m_accesses_observed = false;
     std::vector<core_observer*> m_observers;
     const std::string* m_irq_label = nullptr;
     // The access the strobe method shows next (it alone writes the bus signals).

@@ -1,0 +1,45 @@
+#pragma once
+// The serial line as characters: a protocol between a UART that sends and whoever reads its line (a
+// line monitor, a waveform writer). The sender reports each character as it starts, with the time of
+// every bit boundary, and the line's level between characters (idle high, a break low); a reader
+// rebuilds from them exactly the edges the TXD pin shows, without a process activation per edge.
+#include <array>
+#include <cstdint>
+#include <systemc>
+
+namespace uartvp {
+
+// One character as its sender puts it on the line.
+struct serial_char {
+    // Start, data, optional parity and stop bits (7 to 12).
+    unsigned bits = 0;
+    // The level of bit k in bit k, LSB first: bit 0, the start bit, is 0; the stop bits are 1.
+    std::uint16_t levels = 0;
+    // Bit k spans [edge[k], edge[k + 1]); edge[0] is the start bit's falling edge and edge[bits] the
+    // end of the last stop bit. Exact times, as the sender's clock makes them.
+    std::array<sc_core::sc_time, 13> edge{};
+    // The frame format it was sent in.
+    unsigned data_bits = 8;
+    bool parity = false;
+    unsigned stop_bits = 1;
+    std::uint8_t data = 0; // the data bits alone
+
+    const sc_core::sc_time& start() const { return edge[0]; }
+    const sc_core::sc_time& end() const { return edge[bits]; }
+    bool level(unsigned k) const { return (levels >> k) & 1u; }
+};
+
+// What a reader of the line implements. Reports come in time order, each at or before the time it
+// describes (a character may be reported up to one clock period of its sender before its start).
+class serial_line_if {
+public:
+    virtual ~serial_line_if() = default;
+    // A character, as it starts.
+    virtual void line_char(const serial_char& c) = 0;
+    // The line is at `level` from time `t` on, outside any character: idle (high) or a break (low).
+    // A report inside a character reported before cuts it there (the sender was reset): none of its
+    // bits from `t` on reach the line.
+    virtual void line_level(const sc_core::sc_time& t, bool level) = 0;
+};
+
+} // namespace uartvp
