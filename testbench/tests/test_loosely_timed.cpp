@@ -102,10 +102,11 @@ struct change_log {
     }
 };
 
-pl011_config pl_cfg(bool lt, bool reference = false) {
+pl011_config pl_cfg(bool lt, bool reference = false, bool txd_edges = true) {
     pl011_config c;
     c.loosely_timed = lt;
     c.clock_every_cycle = reference;
+    c.txd_edges = txd_edges;
     return c;
 }
 uart16550_config com_cfg(bool lt) {
@@ -127,9 +128,10 @@ struct platform : sc_module {
     line_monitor com_mon{"com_mon", 115200, serial_format{}};
     change_log log;
 
-    platform(const sc_module_name& n, bool lt, bool reference = false)
+    // txd_edges false: the PL011's line goes to its monitor as characters (report_line()).
+    platform(const sc_module_name& n, bool lt, bool reference = false, bool txd_edges = true)
         : sc_module(n)
-        , pl("pl", pl_cfg(lt, reference))
+        , pl("pl", pl_cfg(lt, reference, txd_edges))
         , com("com", com_cfg(lt)) {
         cpu.socket.bind(bus.target);
         bus.map(pl.bus, 0, pl.map_size(), "pl");
@@ -143,6 +145,10 @@ struct platform : sc_module {
         com.irq(com_irq);
         com.ncts(com_ncts);
         pl_mon.line(pl_txd);
+        if (!txd_edges) {
+            pl.report_line(pl_mon);
+            pl_mon.take_characters(true);
+        }
         com_mon.line(com_txd);
         pl_mon.keep_text(true);
         com_mon.keep_text(true);
@@ -238,10 +244,19 @@ void traffic(qk_cpu& c, unsigned seed, unsigned ops) {
     c.qk.sync();
 }
 
-// `reference`: the loosely timed PL011 clocked cycle by cycle (against the synchronising fast mode).
-void run_against_synchronising(unsigned seed, unsigned ops, const sc_time& quantum, bool reference = false) {
+// `reference`: the loosely timed PL011 clocked cycle by cycle (against the synchronising fast mode);
+// `txd_edges` false: both PL011s report their line as characters.
+void run_against_synchronising(unsigned seed, unsigned ops, const sc_time& quantum, bool reference = false,
+                               bool txd_edges = true) {
     tlm_utils::tlm_quantumkeeper::set_global_quantum(quantum);
-    platform sync("sync", false), lt("lt", true, reference);
+    platform sync("sync", false, false, txd_edges), lt("lt", true, reference, txd_edges);
+    std::vector<std::string> sync_chars, lt_chars; // each character's data and start time
+    sync.pl_mon.on_char([&](const decoded_char& c) {
+        sync_chars.push_back(std::to_string(c.data) + "@" + c.start.to_string());
+    });
+    lt.pl_mon.on_char([&](const decoded_char& c) {
+        lt_chars.push_back(std::to_string(c.data) + "@" + c.start.to_string());
+    });
     sc_spawn([&] { traffic(sync.cpu, seed, ops); });
     sc_spawn([&] { traffic(lt.cpu, seed, ops); });
     sc_start(sc_time(1, SC_SEC));
@@ -257,6 +272,7 @@ void run_against_synchronising(unsigned seed, unsigned ops, const sc_time& quant
             ASSERT_EQ(got[i], ref[i]) << "change " << i << " of " << name;
     }
     EXPECT_EQ(lt.pl_mon.text(), sync.pl_mon.text());
+    EXPECT_EQ(lt_chars, sync_chars);
     EXPECT_EQ(lt.com_mon.text(), sync.com_mon.text());
     EXPECT_EQ(lt.pl.late_accesses(), 0u);
     EXPECT_EQ(lt.com.late_accesses(), 0u);
@@ -288,6 +304,11 @@ TEST(LooselyTimed, QuantumKeeperInitiatorMatchesSynchronisingModeQuantum10us) {
 TEST(LooselyTimed, QuantumKeeperInitiatorMatchesSynchronisingModeQuantum1ms) {
     UARTVP_SIM_TEST();
     run_against_synchronising(2, 3000, sc_time(1, SC_MS));
+}
+
+TEST(LooselyTimed, WithTheLineAsCharactersItMatchesTheSynchronisingMode) {
+    UARTVP_SIM_TEST();
+    run_against_synchronising(4, 3000, sc_time(1, SC_MS), false, false);
 }
 
 TEST(LooselyTimed, ClockedEveryCycleItMatchesTheSynchronisingFastMode) {
