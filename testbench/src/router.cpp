@@ -4,28 +4,30 @@
 
 namespace uartvp {
 
-router::router(const sc_core::sc_module_name& name)
+template <unsigned W>
+basic_router<W>::basic_router(const sc_core::sc_module_name& name)
     : sc_module(name)
     , target("target")
     , initiator("initiator") {
-    target.register_b_transport(this, &router::b_transport);
-    target.register_transport_dbg(this, &router::transport_dbg);
+    target.register_b_transport(this, &basic_router::b_transport);
+    target.register_transport_dbg(this, &basic_router::transport_dbg);
 }
 
-void router::add(std::uint64_t base, std::uint64_t size, std::string name) {
+template <unsigned W> void basic_router<W>::add(std::uint64_t base, std::uint64_t size, std::string name) {
     for (const range& r : m_ranges)
         if (base < r.base + r.size && r.base < base + size)
             throw std::invalid_argument("router: " + name + " overlaps " + r.name);
     m_ranges.push_back({base, size, std::move(name), static_cast<unsigned>(m_ranges.size())});
 }
 
-router::range* router::find(std::uint64_t addr) {
+template <unsigned W> typename basic_router<W>::range* basic_router<W>::find(std::uint64_t addr) {
     for (range& r : m_ranges)
         if (addr >= r.base && addr - r.base < r.size) return &r;
     return nullptr;
 }
 
-void router::b_transport(int, tlm::tlm_generic_payload& tx, sc_core::sc_time& delay) {
+template <unsigned W>
+void basic_router<W>::b_transport(int, tlm::tlm_generic_payload& tx, sc_core::sc_time& delay) {
     const std::uint64_t addr = tx.get_address();
     range* r = find(addr);
     if (!r || addr - r->base + tx.get_data_length() > r->size) {
@@ -37,7 +39,7 @@ void router::b_transport(int, tlm::tlm_generic_payload& tx, sc_core::sc_time& de
     tx.set_address(addr);
 }
 
-unsigned router::transport_dbg(int, tlm::tlm_generic_payload& tx) {
+template <unsigned W> unsigned basic_router<W>::transport_dbg(int, tlm::tlm_generic_payload& tx) {
     const std::uint64_t addr = tx.get_address();
     range* r = find(addr);
     if (!r) return 0;
@@ -46,5 +48,8 @@ unsigned router::transport_dbg(int, tlm::tlm_generic_payload& tx) {
     tx.set_address(addr);
     return n;
 }
+
+template class basic_router<32>;
+template class basic_router<64>;
 
 } // namespace uartvp

@@ -36,8 +36,10 @@ struct pl011::impl {
     detail::access_order order;
     detail::pl011_outputs shown; // what the output ports were last driven with
     std::uint64_t wakes = 0, idle_wakes = 0;
-    bool started = false; // the process has run its first activation
-    bool driven = false;  // the output ports have been written once
+    std::uint64_t late = 0;    // accesses whose time was earlier than the edge the model had reached
+    bool started = false;      // the process has run its first activation
+    bool clk_watching = false; // clk_hz_changed() waits for changes of clk_hz
+    bool driven = false;       // the output ports have been written once
     // Fast mode: RXD as last seen (the engine applies its changes lazily), and the edge the process
     // is to wake at (UINT64_MAX: none planned).
     bool rxd_seen = true;
@@ -78,15 +80,31 @@ bool read_or(const optional_in& p, bool inactive) {
 void write_if_bound(optional_out& p, bool v) {
     if (p.size()) p->write(v);
 }
+// A frequency from clk_hz: an error report (not an exception out of a process) for what cannot be.
+template <class uart> void apply_clk_hz(uart& u, std::uint64_t hz) {
+    if (hz == 0) {
+        SC_REPORT_ERROR(
+            u.kind(), (std::string(u.name()) + ": clk_hz is 0 Hz (a stopped clock is not modelled)").c_str());
+    } else if (hz != u.clock().hz()) {
+        try {
+            u.set_clock_hz(hz);
+        } catch (const std::invalid_argument& e) {
+            SC_REPORT_ERROR(u.kind(), (std::string(u.name()) + ": clk_hz: " + e.what()).c_str());
+        }
+    }
+}
 } // namespace
 
 pl011::pl011(const sc_module_name& name, const pl011_config& cfg)
     : sc_module(name)
     , bus("bus")
+    , bus64("bus64")
     , irq("irq")
     , txd("txd")
     , rxd("rxd")
     , nreset("nreset")
+    , rst("rst")
+    , clk_hz("clk_hz")
     , ncts("ncts")
     , ndsr("ndsr")
     , ndcd("ndcd")
@@ -114,8 +132,13 @@ pl011::pl011(const sc_module_name& name, const pl011_config& cfg)
     m_impl->core.txd_unseen(!cfg.txd_edges);
     bus.register_b_transport(this, &pl011::b_transport);
     bus.register_transport_dbg(this, &pl011::transport_dbg);
+    bus.register_get_direct_mem_ptr(this, &pl011::get_direct_mem_ptr);
+    bus64.register_b_transport(this, &pl011::b_transport);
+    bus64.register_transport_dbg(this, &pl011::transport_dbg);
+    bus64.register_get_direct_mem_ptr(this, &pl011::get_direct_mem_ptr);
     SC_HAS_PROCESS(pl011);
     SC_METHOD(run);
+    SC_METHOD(clk_hz_changed); // runs once at the start, then only if clk_hz is bound
     if (!cfg.clock_every_cycle) {
         // RXD changes go to the engine as they come, without a wake of the model's process.
         SC_METHOD(rxd_changed);
@@ -144,6 +167,9 @@ std::uint64_t pl011::idle_wakes() const {
 std::uint64_t pl011::rtl_evals() const {
     return m_impl->core.evals();
 }
+std::uint64_t pl011::late_accesses() const {
+    return m_impl->late;
+}
 void pl011::close_rtl_trace() {
     m_impl->core.close_rtl_trace();
 }
@@ -155,19 +181,66 @@ void pl011::report_line(serial_line_if& reader) {
 }
 
 void pl011::start_of_simulation() {
+    if (bus.size() == 0 && bus64.size() == 0)
+        SC_REPORT_ERROR(kind(), (std::string(name()) + ": neither bus nor bus64 is bound").c_str());
     // Ports are bound by now: wake on the inputs that are connected.
     sc_event_or_list& l = m_impl->wake_on;
     l |= m_wake;
     if (m_cfg.clock_every_cycle) l |= rxd.value_changed_event();
-    for (optional_in* p : {&nreset, &ncts, &ndsr, &ndcd, &nri, &txdmaclr, &rxdmaclr})
+    for (optional_in* p : {&nreset, &rst, &ncts, &ndsr, &ndcd, &nri, &txdmaclr, &rxdmaclr})
         if (p->size()) l |= (*p)->value_changed_event();
+    if (clk_hz.size()) apply_clk_hz(*this, clk_hz->read()); // the clock tree's frequency from time 0
+}
+
+// clk_hz: each change of the frequency on the signal is a set_clock_hz() at that time (its value at
+// the start was taken by start_of_simulation()).
+void pl011::clk_hz_changed() {
+    if (!clk_hz.size()) return; // never triggered again
+    if (m_impl->clk_watching) apply_clk_hz(*this, clk_hz->read());
+    m_impl->clk_watching = true;
+    next_trigger(clk_hz->value_changed_event());
+}
+
+void pl011::set_clock_hz(std::uint64_t hz) {
+    detail::pl011_core& core = m_impl->core;
+    const sc_time now = sc_time_stamp();
+    // Before the first edge the whole clock changes; later, from the edge after the present and after
+    // every edge already taken (theirs are decided).
+    const std::uint64_t from = !m_impl->started && now == SC_ZERO_TIME && core.cycle() == 0
+                                   ? 0
+                                   : std::max(core.cycle(), m_clock.edge_at_or_before(now)) + 1;
+    m_clock.set_hz(from, hz);
+    if (m_impl->started) {
+        m_impl->breaker.fire(false, UINT_MAX); // promised times were at the old rate
+        m_wake.notify(SC_ZERO_TIME);           // the process plans its next wake anew
+    }
+}
+
+void pl011::reset() {
+    // nRESET low over one UARTCLK edge, the edge after the present (or after the edges already taken).
+    detail::pl011_core& core = m_impl->core;
+    detail::pl011_inputs& in = core.inputs();
+    const sc_time now = sc_time_stamp();
+    sample_inputs();
+    const std::uint64_t present = m_clock.edge_at_or_before(now);
+    core.catch_up(present);
+    const std::uint64_t at = std::max(core.cycle(), present) + 1;
+    const bool level = in.rst_n;
+    in.rst_n = false;
+    core.settle();
+    core.catch_up(at);
+    in.rst_n = level;
+    core.settle();
+    m_impl->ahead.emplace_back(at, core.out());
+    m_impl->breaker.fire(false, UINT_MAX);
+    m_wake.notify(m_clock.time_of(at) - now);
 }
 
 void pl011::sample_inputs() {
     detail::pl011_inputs& in = m_impl->core.inputs();
     // In fast mode RXD goes its own way (note_rxd): the engine holds and loads it.
     const bool rxd_here = m_cfg.clock_every_cycle;
-    const bool v_rst = read_or(nreset, true), v_rxd = rxd_here ? rxd.read() : in.rxd,
+    const bool v_rst = read_or(nreset, true) && !read_or(rst, false), v_rxd = rxd_here ? rxd.read() : in.rxd,
                v_cts = read_or(ncts, true), v_dsr = read_or(ndsr, true), v_dcd = read_or(ndcd, true),
                v_ri = read_or(nri, true), v_txclr = read_or(txdmaclr, false),
                v_rxclr = read_or(rxdmaclr, false);
@@ -311,29 +384,71 @@ void pl011::b_transport(tlm::tlm_generic_payload& tx, sc_time& delay) {
         tx.set_response_status(st);
         return;
     }
+    const unsigned who = initiator_of(tx);
+    if (m_cfg.loosely_timed) {
+        // No wait: the access is applied at the initiator's local time, in arrival order.
+        serve(tx, a, delay, who, sc_time_stamp() + delay);
+        return;
+    }
     // The access happens at the initiator's local time: synchronise, then take its place among the
     // accesses issued at that time (access_order.h).
     if (delay != SC_ZERO_TIME) {
         wait(delay);
         delay = SC_ZERO_TIME;
     }
-    const unsigned who = initiator_of(tx);
-    auto apply = [&] { serve(tx, a, delay, who); };
+    auto apply = [&] { serve(tx, a, delay, who, sc_time_stamp()); };
     m_impl->order.submit(who, apply);
+}
+
+// Loosely timed: the model runs ahead of SystemC time to an access's local time. The outputs of the
+// edges it passes on the way go to `ahead`, for the process to show each at its edge's time.
+void pl011::run_ahead(std::uint64_t target) {
+    detail::pl011_core& core = m_impl->core;
+    while (core.cycle() < target) {
+        const std::uint64_t next = core.next_event_cycle();
+        if (next > target) break;
+        core.catch_up(next);
+        note_ahead(next);
+    }
+    core.catch_up(target);
+}
+
+// Loosely timed: keeps the model's present outputs for the process to show at edge `at`, if they differ
+// from the last kept (or shown). Kept even at the present time: the initiator may run the model further
+// ahead before the process runs.
+void pl011::note_ahead(std::uint64_t at) {
+    auto& ahead = m_impl->ahead;
+    const detail::pl011_outputs& o = m_impl->core.out();
+    if (same_pins(ahead.empty() ? m_impl->shown : ahead.back().second, o)) return;
+    ahead.emplace_back(at, o);
+    const sc_time t = m_clock.time_of(at), now = sc_time_stamp();
+    m_wake.notify(t > now ? t - now : SC_ZERO_TIME);
 }
 
 // One access at the present time. It lands on the first UARTCLK edge after the edges already taken
 // (the first after its issue, unless another access took that one) and sees the state before it. An
 // access with a side effect (a write, a DR read) takes that edge; a read without one only looks.
-void pl011::serve(tlm::tlm_generic_payload& tx, const detail::word_access& a, sc_time& delay, unsigned who) {
+// `local` is the access's time: the present in synchronising mode, the initiator's local time (at or
+// after the present) when loosely timed.
+void pl011::serve(tlm::tlm_generic_payload& tx, const detail::word_access& a, sc_time& delay, unsigned who,
+                  const sc_time& local) {
     detail::pl011_core& core = m_impl->core;
-    sample_inputs();
     const sc_time now = sc_time_stamp();
-    const std::uint64_t present = m_clock.edge_at_or_before(now);
+    const bool lt = m_cfg.loosely_timed;
+    if (lt) run_ahead(m_clock.edge_at_or_before(now)); // what happens up to the present, kept to be shown
+    sample_inputs();
+    if (lt) note_ahead(core.cycle());
+    const std::uint64_t present = m_clock.edge_at_or_before(local);
     const bool side_effect = a.write || a.word == 0; // a DR read pops the RX FIFO and clears errors
+    if (local < m_clock.time_of(core.cycle())) ++m_impl->late;
     // A read without side effects sees the registers as they are at the present edge. While nothing but
     // counters changes before it, the model answers as it stands, without catching up (in fast mode).
-    if (side_effect || m_cfg.clock_every_cycle || core.read_needs_catch_up(present)) core.catch_up(present);
+    if (side_effect || m_cfg.clock_every_cycle || core.read_needs_catch_up(present)) {
+        if (lt)
+            run_ahead(present);
+        else
+            core.catch_up(present);
+    }
     const std::uint64_t at = std::max(core.cycle(), present) + 1;
     if (a.strb == 0) {
         // No byte lane enabled: nothing is read or written, no state changes.
@@ -348,7 +463,7 @@ void pl011::serve(tlm::tlm_generic_payload& tx, const detail::word_access& a, sc
         r = core.access(at, a.write, static_cast<std::uint16_t>(a.word), a.strb, data);
     } else {
         r = core.peek(static_cast<std::uint16_t>(a.word), data);
-        tx.get_extension(promise);
+        if (!m_cfg.loosely_timed) tx.get_extension(promise); // its end would be a SystemC time
     }
     if (r != detail::bus_result::ok) {
         tx.set_response_status(r == detail::bus_result::address_error ? tlm::TLM_ADDRESS_ERROR_RESPONSE
@@ -369,10 +484,18 @@ void pl011::serve(tlm::tlm_generic_payload& tx, const detail::word_access& a, sc
                              : m_clock.time_of(stable_until);
         // A read completes at the first UARTCLK edge after its issue: at most one period (plus the
         // rounding of edge times) later.
-        promise->latency = sc_time::from_value(m_clock.time_of(1).value() + 1);
+        promise->latency = sc_time::from_value(m_clock.period().value() + 1);
     }
     tx.set_response_status(tlm::TLM_OK_RESPONSE);
     delay = m_clock.time_of(at) - now; // it completes at its edge
+}
+
+bool pl011::get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi& dmi) {
+    // Refused over the whole register window: every register access may have a side effect.
+    dmi.set_start_address(0);
+    dmi.set_end_address(map_size() - 1);
+    dmi.allow_read_write();
+    return false;
 }
 
 unsigned pl011::transport_dbg(tlm::tlm_generic_payload& tx) {

@@ -314,6 +314,11 @@ public:
         m_in_modem = std::uint8_t(cts | dsr << 1 | ri << 2 | dcd << 3);
         update_modem();
     }
+    // A new clock (the same edges up to its change): the times planned from cycles are planned anew.
+    void set_clock(const cycle_clock& clk) {
+        m_clk = clk;
+        m_next_ok = false;
+    }
     void set_reset(bool asserted) {
         m_next_ok = false;
         if (asserted == m_reset) return;
@@ -786,6 +791,34 @@ struct uart16550::impl {
     };
     shown_outputs shown; // what the ports were last driven with
     bool driven = false; // the ports have been written once
+    // Loosely timed: the outputs of the times the model ran ahead to, for the process to show each at
+    // its time; the back one is the model's present state.
+    std::deque<std::pair<sc_time, shown_outputs>> ahead;
+    shown_outputs show;        // what drive_outputs() drives
+    std::uint64_t late = 0;    // accesses whose time was earlier than the model's
+    bool clk_watching = false; // clk_hz_changed() waits for changes of clk_hz
+    static shown_outputs outputs_of(const detail::uart16550_core& c) {
+        shown_outputs o;
+        o.txd = c.txd_pin();
+        o.irq = c.irq_pin();
+        o.ndtr = !c.out_active(0x01);
+        o.nrts = !c.out_active(0x02);
+        o.nout1 = !c.out_active(0x04);
+        o.nout2 = !c.out_active(0x08);
+        o.tx_level = c.tx_level();
+        o.rx_level = c.rx_level();
+        o.thre = c.thre();
+        o.temt = c.temt();
+        o.dr = c.data_ready();
+        o.fifo_enabled = c.fifo_enabled();
+        return o;
+    }
+    static bool same_outputs(const shown_outputs& a, const shown_outputs& b) {
+        return a.txd == b.txd && a.irq == b.irq && a.ndtr == b.ndtr && a.nrts == b.nrts &&
+               a.nout1 == b.nout1 && a.nout2 == b.nout2 && a.tx_level == b.tx_level &&
+               a.rx_level == b.rx_level && a.thre == b.thre && a.temt == b.temt && a.dr == b.dr &&
+               a.fifo_enabled == b.fifo_enabled;
+    }
 };
 
 namespace {
@@ -794,6 +827,19 @@ bool read_or(const optional_in& p, bool inactive) {
 }
 void write_if_bound(optional_out& p, bool v) {
     if (p.size()) p->write(v);
+}
+// A frequency from clk_hz: an error report (not an exception out of a process) for what cannot be.
+template <class uart> void apply_clk_hz(uart& u, std::uint64_t hz) {
+    if (hz == 0) {
+        SC_REPORT_ERROR(
+            u.kind(), (std::string(u.name()) + ": clk_hz is 0 Hz (a stopped clock is not modelled)").c_str());
+    } else if (hz != u.clock().hz()) {
+        try {
+            u.set_clock_hz(hz);
+        } catch (const std::invalid_argument& e) {
+            SC_REPORT_ERROR(u.kind(), (std::string(u.name()) + ": clk_hz: " + e.what()).c_str());
+        }
+    }
 }
 const uart16550_config& checked(const uart16550_config& cfg) {
     if (cfg.reg_shift > 2) throw std::invalid_argument("uart16550: reg_shift must be 0, 1 or 2");
@@ -809,10 +855,13 @@ const uart16550_config& checked(const uart16550_config& cfg) {
 uart16550::uart16550(const sc_module_name& name, const uart16550_config& cfg)
     : sc_module(name)
     , bus("bus")
+    , bus64("bus64")
     , irq("irq")
     , txd("txd")
     , rxd("rxd")
     , nreset("nreset")
+    , rst("rst")
+    , clk_hz("clk_hz")
     , ncts("ncts")
     , ndsr("ndsr")
     , ndcd("ndcd")
@@ -832,8 +881,13 @@ uart16550::uart16550(const sc_module_name& name, const uart16550_config& cfg)
     , m_impl(std::make_unique<impl>(m_cfg, m_clock)) {
     bus.register_b_transport(this, &uart16550::b_transport);
     bus.register_transport_dbg(this, &uart16550::transport_dbg);
+    bus.register_get_direct_mem_ptr(this, &uart16550::get_direct_mem_ptr);
+    bus64.register_b_transport(this, &uart16550::b_transport);
+    bus64.register_transport_dbg(this, &uart16550::transport_dbg);
+    bus64.register_get_direct_mem_ptr(this, &uart16550::get_direct_mem_ptr);
     SC_HAS_PROCESS(uart16550);
     SC_METHOD(run);
+    SC_METHOD(clk_hz_changed); // runs once at the start, then only if clk_hz is bound
 }
 
 uart16550::~uart16550() = default;
@@ -844,18 +898,63 @@ std::uint64_t uart16550::tx_lost() const {
 std::uint64_t uart16550::rx_overruns() const {
     return m_impl->core.rx_overruns();
 }
+std::uint64_t uart16550::late_accesses() const {
+    return m_impl->late;
+}
 
 void uart16550::start_of_simulation() {
+    if (bus.size() == 0 && bus64.size() == 0)
+        SC_REPORT_ERROR(kind(), (std::string(name()) + ": neither bus nor bus64 is bound").c_str());
     sc_event_or_list& l = m_impl->wake_on;
     l |= m_wake;
     l |= rxd.value_changed_event();
-    for (optional_in* p : {&nreset, &ncts, &ndsr, &ndcd, &nri})
+    for (optional_in* p : {&nreset, &rst, &ncts, &ndsr, &ndcd, &nri})
         if (p->size()) l |= (*p)->value_changed_event();
+    if (clk_hz.size()) apply_clk_hz(*this, clk_hz->read()); // the clock tree's frequency from time 0
+}
+
+// clk_hz: each change of the frequency on the signal is a set_clock_hz() at that time (its value at
+// the start was taken by start_of_simulation()).
+void uart16550::clk_hz_changed() {
+    if (!clk_hz.size()) return; // never triggered again
+    if (m_impl->clk_watching) apply_clk_hz(*this, clk_hz->read());
+    m_impl->clk_watching = true;
+    next_trigger(clk_hz->value_changed_event());
+}
+
+void uart16550::set_clock_hz(std::uint64_t hz) {
+    impl& m = *m_impl;
+    const sc_time now = sc_time_stamp();
+    m.core.advance(now); // what happened up to now, at the old rate
+    // Before anything happened the whole clock changes; later, from the XIN edge after the present
+    // (or after the model's own time, when it ran ahead).
+    const std::uint64_t from = now == SC_ZERO_TIME && m.core.now() == SC_ZERO_TIME && !m.driven
+                                   ? 0
+                                   : m_clock.edge_at_or_before(std::max(now, m.core.now())) + 1;
+    m_clock.set_hz(from, hz);
+    m.core.set_clock(m_clock);
+    m.scratch.set_clock(m_clock);
+    m.last_promise.valid = false;
+    if (m.driven) {
+        m.breaker.fire(false, UINT_MAX); // promised times were at the old rate
+        m_wake.notify(SC_ZERO_TIME);     // the process plans its next wake anew
+    }
+}
+
+void uart16550::reset() {
+    // A pulse on MR at the present time: the reset state, then the inputs' own levels again.
+    impl& m = *m_impl;
+    sample_inputs();
+    m.core.advance(sc_time_stamp());
+    m.core.set_reset(true);
+    m.core.set_reset(m.reset);
+    m.breaker.fire(false, UINT_MAX);
+    m_wake.notify(SC_ZERO_TIME);
 }
 
 void uart16550::sample_inputs() {
     impl& m = *m_impl;
-    const bool v_rxd = rxd.read(), v_rst = !read_or(nreset, true);
+    const bool v_rxd = rxd.read(), v_rst = !read_or(nreset, true) || read_or(rst, false);
     const std::uint8_t v_modem = std::uint8_t(!read_or(ncts, true) | !read_or(ndsr, true) << 1 |
                                               !read_or(nri, true) << 2 | !read_or(ndcd, true) << 3);
     if (v_rxd == m.rxd && v_rst == m.reset && v_modem == m.modem) return;
@@ -871,22 +970,9 @@ void uart16550::sample_inputs() {
 }
 
 void uart16550::drive_outputs() {
-    const detail::uart16550_core& c = m_impl->core;
     // Only what differs from what the ports were last driven with (every port on the first drive):
     // the same as writing them all, without a channel call per unchanged port.
-    impl::shown_outputs o;
-    o.txd = c.txd_pin();
-    o.irq = c.irq_pin();
-    o.ndtr = !c.out_active(0x01);
-    o.nrts = !c.out_active(0x02);
-    o.nout1 = !c.out_active(0x04);
-    o.nout2 = !c.out_active(0x08);
-    o.tx_level = c.tx_level();
-    o.rx_level = c.rx_level();
-    o.thre = c.thre();
-    o.temt = c.temt();
-    o.dr = c.data_ready();
-    o.fifo_enabled = c.fifo_enabled();
+    const impl::shown_outputs& o = m_impl->show;
     impl::shown_outputs& s = m_impl->shown;
     const bool all = !m_impl->driven;
     m_impl->driven = true;
@@ -912,12 +998,52 @@ void uart16550::run() {
     const sc_time now = sc_time_stamp();
     sample_inputs();
     core.advance(now);
-    drive_outputs();
-    const sc_time next = core.next_event();
+    auto& ahead = m_impl->ahead;
+    bool due = false;
+    while (!ahead.empty() && ahead.front().first <= now) {
+        m_impl->show = ahead.front().second;
+        due = true;
+        ahead.pop_front();
+    }
+    sc_time next;
+    if (!ahead.empty()) {
+        if (due) drive_outputs();
+        next = ahead.front().first; // a later time the model already ran to: show it then
+    } else {
+        m_impl->show = impl::outputs_of(core);
+        drive_outputs();
+        next = core.next_event();
+    }
     if (next == sc_max_time())
         next_trigger(m_impl->wake_on);
     else
         next_trigger(next - now, m_impl->wake_on);
+}
+
+// Loosely timed: the model runs ahead of SystemC time to an access's local time, keeping the outputs
+// of the events it passes for the process to show at their times.
+void uart16550::run_ahead(const sc_time& t) {
+    detail::uart16550_core& core = m_impl->core;
+    for (;;) {
+        const sc_time e = core.next_event();
+        if (e > t || e == sc_max_time()) break;
+        core.advance(e);
+        note_ahead();
+    }
+    core.advance(t);
+}
+
+// Loosely timed: keeps the model's present outputs for the process to show at the model's time, if they
+// differ from the last kept (or shown). Kept even at the present time: the initiator may run the model
+// further ahead before the process runs.
+void uart16550::note_ahead() {
+    const detail::uart16550_core& core = m_impl->core;
+    auto& ahead = m_impl->ahead;
+    const impl::shown_outputs o = impl::outputs_of(core);
+    if (impl::same_outputs(ahead.empty() ? m_impl->shown : ahead.back().second, o)) return;
+    ahead.emplace_back(core.now(), o);
+    const sc_time now = sc_time_stamp();
+    m_wake.notify(core.now() > now ? core.now() - now : SC_ZERO_TIME);
 }
 
 namespace {
@@ -957,50 +1083,80 @@ void uart16550::b_transport(tlm::tlm_generic_payload& tx, sc_time& delay) {
         tx.set_response_status(st);
         return;
     }
+    const unsigned who = initiator_of(tx);
+    if (m_cfg.loosely_timed) {
+        // No wait: the access is applied at the initiator's local time, in arrival order.
+        serve(tx, idx, lane0, who, sc_time_stamp() + delay, delay);
+        return;
+    }
     // The access happens at the initiator's local time, after everything else at that time and in
     // the order of the initiators' ids among the accesses issued then (access_order.h).
     if (delay != SC_ZERO_TIME) {
         wait(delay);
         delay = SC_ZERO_TIME;
     }
-    const unsigned who = initiator_of(tx);
-    auto apply = [&] {
-        sample_inputs();
-        detail::uart16550_core& core = m_impl->core;
-        core.advance(sc_time_stamp());
-        if (tx.is_write()) {
-            if (lane0) {
-                core.write(idx, tx.get_data_ptr()[0]);
-                m_impl->breaker.fire(true, who);
-            }
-        } else if (lane0 && core.read_has_side_effect(idx)) {
-            to_payload(tx, core.read(idx));
-            m_impl->breaker.fire(true, who); // an RBR pop, or LSR/MSR/IIR bits cleared by the read
-        } else {
-            read_promise* promise = nullptr;
-            tx.get_extension(promise);
-            if (promise && lane0) {
-                auto& last = m_impl->last_promise;
-                const sc_time now = sc_time_stamp();
-                if (!(last.valid && last.idx == idx && last.breaks == m_impl->breaker.count &&
-                      now < last.until)) {
-                    last.until = core.stable_until(idx, m_impl->scratch);
-                    last.idx = idx;
-                    last.breaks = m_impl->breaker.count;
-                    last.valid = true;
-                }
-                m_impl->breaker.promise(*promise);
-                promise->until = last.until;
-            }
-            to_payload(tx, core.peek(idx));
-            // A read without side effects changed nothing the process shows: no wake.
-            tx.set_response_status(tlm::TLM_OK_RESPONSE);
-            return;
-        }
-        tx.set_response_status(tlm::TLM_OK_RESPONSE);
-        m_wake.notify(SC_ZERO_TIME);
-    };
+    auto apply = [&] { serve(tx, idx, lane0, who, sc_time_stamp(), delay); };
     m_impl->order.submit(who, apply);
+}
+
+// One access at `local`: the present in synchronising mode, the initiator's local time (at or after
+// the present) when loosely timed. It is applied at the later of that and the model's own time.
+void uart16550::serve(tlm::tlm_generic_payload& tx, unsigned idx, bool lane0, unsigned who,
+                      const sc_time& local, sc_time& delay) {
+    detail::uart16550_core& core = m_impl->core;
+    const sc_time now = sc_time_stamp();
+    const bool lt = m_cfg.loosely_timed;
+    if (lt) run_ahead(now); // what happens up to the present, kept to be shown
+    sample_inputs();
+    if (lt) note_ahead();
+    if (local < core.now()) ++m_impl->late;
+    if (lt)
+        run_ahead(local);
+    else
+        core.advance(local);
+    const sc_time at = core.now();
+    if (at > now) delay = at - now; // the access's time, as the initiator's local time
+    bool changed = true;
+    if (tx.is_write()) {
+        if (lane0) {
+            core.write(idx, tx.get_data_ptr()[0]);
+            m_impl->breaker.fire(true, who);
+        }
+    } else if (lane0 && core.read_has_side_effect(idx)) {
+        to_payload(tx, core.read(idx));
+        m_impl->breaker.fire(true, who); // an RBR pop, or LSR/MSR/IIR bits cleared by the read
+    } else {
+        read_promise* promise = nullptr;
+        if (!m_cfg.loosely_timed) tx.get_extension(promise); // its end would be a SystemC time
+        if (promise && lane0) {
+            auto& last = m_impl->last_promise;
+            if (!(last.valid && last.idx == idx && last.breaks == m_impl->breaker.count &&
+                  now < last.until)) {
+                last.until = core.stable_until(idx, m_impl->scratch);
+                last.idx = idx;
+                last.breaks = m_impl->breaker.count;
+                last.valid = true;
+            }
+            m_impl->breaker.promise(*promise);
+            promise->until = last.until;
+        }
+        to_payload(tx, core.peek(idx));
+        changed = false; // a read without side effects changed nothing the process shows: no wake
+    }
+    tx.set_response_status(tlm::TLM_OK_RESPONSE);
+    if (!changed) return;
+    if (lt)
+        note_ahead(); // the process shows the access's outputs at its time
+    else
+        m_wake.notify(SC_ZERO_TIME);
+}
+
+bool uart16550::get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi& dmi) {
+    // Refused over the whole register window: register accesses have side effects.
+    dmi.set_start_address(0);
+    dmi.set_end_address(map_size() - 1);
+    dmi.allow_read_write();
+    return false;
 }
 
 unsigned uart16550::transport_dbg(tlm::tlm_generic_payload& tx) {

@@ -38,6 +38,9 @@ private:
 // A port that may stay unbound; it then reads as its inactive level (inputs) or drives nothing (outputs).
 using optional_in = sc_core::sc_port<sc_core::sc_signal_in_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
 using optional_out = sc_core::sc_port<sc_core::sc_signal_inout_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
+// A clock frequency carried on a signal, in Hz (as VCML's clock ports carry it); may stay unbound.
+using optional_hz_in =
+    sc_core::sc_port<sc_core::sc_signal_in_if<std::uint64_t>, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
 
 struct pl011_config {
     std::uint64_t clock_hz = 24'000'000; // UARTCLK
@@ -45,6 +48,13 @@ struct pl011_config {
     // Clock the RTL through every UARTCLK cycle instead of skipping what cannot change anything.
     // Same results, much slower: the reference the fast path is held against.
     bool clock_every_cycle = false;
+    // Loosely timed use (initiators with a tlm_quantumkeeper): b_transport never calls wait(). An
+    // access is applied at the initiator's local time (SystemC time plus the annotated delay) and its
+    // latency is added to the delay; the outputs still change at their own times. An input change is
+    // seen by the first access after it in SystemC time (at most one quantum late); an access whose
+    // local time is earlier than the model's is applied at the model's time (late_accesses()). Accesses
+    // are applied in arrival order and reads get no read_promise.
+    bool loosely_timed = false;
     // Measure the wall-clock time spent evaluating the RTL (benchmarks; costs a little).
     bool measure_eval_time = false;
     // Write a full trace of the RTL to this VCD (Verilator's writer): every evaluated edge at its time.
@@ -77,13 +87,20 @@ public:
     // Register map size: offsets 0x000..0xFFF (a method, as uart16550's is).
     static constexpr std::uint64_t map_size() { return 0x1000; }
 
-    tlm_utils::simple_target_socket<pl011, 32> bus;
+    // The register window on a 32-bit bus (`bus`) or a 64-bit one (`bus64`, VCML's default width): bind
+    // one of them, or both (several initiators); each serves the same registers in the same way.
+    tlm_utils::simple_target_socket_optional<pl011, 32> bus;
+    tlm_utils::simple_target_socket_optional<pl011, 64> bus64;
     sc_core::sc_out<bool> irq; // UARTINTR, active high
     sc_core::sc_out<bool> txd;
     sc_core::sc_in<bool> rxd;
 
     // Optional ports, PrimeCell names (active low).
     optional_in nreset; // held high when unbound
+    optional_in rst;    // active-high reset, beside nreset (either holds the UART in reset); low when unbound
+    // UARTCLK's frequency from the SoC's clock tree: when bound, its value at the start of the
+    // simulation and every change of it go to set_clock_hz() (0 Hz, a stopped clock, is an error).
+    optional_hz_in clk_hz;
     optional_in ncts, ndsr, ndcd, nri;
     optional_out nrts, ndtr, nout1, nout2;
     // DMA requests (UARTTXDMASREQ, ...) and the DMA controller's clears, active high; enabled by DMACR.
@@ -101,6 +118,13 @@ public:
     const char* kind() const override { return "uartvp::pl011"; }
 
     const pl011_config& config() const { return m_cfg; }
+    // A new UARTCLK frequency (throws std::invalid_argument for 0 or a period below the time
+    // resolution). The next clock edge keeps its time and the edges after it follow at the new period
+    // (edges an access already took keep theirs): a character in flight finishes its remaining Baud16
+    // ticks at the new rate. clock().hz() reads the frequency in force.
+    void set_clock_hz(std::uint64_t hz);
+    // Resets the UART as one UARTCLK edge with nRESET low would (at the next edge), from a process.
+    void reset();
     const cycle_clock& clock() const { return m_clock; }
     // UARTCLK edges the model has reached, and RTL edges actually evaluated to get there.
     std::uint64_t cycle() const;
@@ -111,6 +135,11 @@ public:
     std::uint64_t wakes() const;
     std::uint64_t idle_wakes() const;
     std::uint64_t rtl_evals() const;
+    // Accesses whose (local) time was earlier than the UARTCLK edge the model had reached: applied on
+    // the edge after it. Loosely timed initiators running ahead of each other cause them; a lone
+    // synchronising initiator that waits out each delay never does (several accesses with side
+    // effects within one UARTCLK period do, in both modes).
+    std::uint64_t late_accesses() const;
     void close_rtl_trace();
 
     // Reports the TX line to `reader` as characters, each as it starts (<uartvp/serial_line.h>), with
@@ -127,14 +156,18 @@ private:
     struct impl;
     void b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay);
     void serve(tlm::tlm_generic_payload& tx, const detail::word_access& a, sc_core::sc_time& delay,
-               unsigned initiator);
+               unsigned initiator, const sc_core::sc_time& at);
+    void run_ahead(std::uint64_t target);
+    void note_ahead(std::uint64_t at);
     unsigned transport_dbg(tlm::tlm_generic_payload& tx);
+    bool get_direct_mem_ptr(tlm::tlm_generic_payload& tx, tlm::tlm_dmi& dmi);
     void run();
     void sample_inputs();
     void rxd_changed();
     void note_rxd();
     bool drive_outputs(const detail::pl011_outputs& o); // false: every output already showed that
     void start_of_simulation() override;
+    void clk_hz_changed();
 
     pl011_config m_cfg;
     cycle_clock m_clock;

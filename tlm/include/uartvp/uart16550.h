@@ -66,6 +66,9 @@ class vcd_writer;
 // (The same aliases as in <uartvp/pl011.h>; redeclaring an alias of the same type is allowed.)
 using optional_in = sc_core::sc_port<sc_core::sc_signal_in_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
 using optional_out = sc_core::sc_port<sc_core::sc_signal_inout_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
+// A clock frequency carried on a signal, in Hz (as VCML's clock ports carry it); may stay unbound.
+using optional_hz_in =
+    sc_core::sc_port<sc_core::sc_signal_in_if<std::uint64_t>, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
 
 // Which part: the PC16550D, or the BCM2835 AUX mini UART (Raspberry Pi; see above).
 enum class uart16550_part { pc16550d, bcm2835_mini };
@@ -75,6 +78,13 @@ struct uart16550_config {
     unsigned reg_shift = 0;             // register i at offset i << reg_shift: 0 for I/O ports, 2 for MMIO
     unsigned reg_io_width = 1;          // accesses of 1 byte or of this width (<= 1 << reg_shift) are served
     bool out2_gates_irq = false;        // PC boards: irq = INTR only while the OUT2 pin is active
+    // Loosely timed use (initiators with a tlm_quantumkeeper): b_transport never calls wait(). An
+    // access is applied at the initiator's local time (SystemC time plus the annotated delay), which it
+    // leaves as it is (the model adds no latency); the outputs still change at their own times. An
+    // input change is seen by the first access after it in SystemC time (at most one quantum late); an
+    // access whose local time is earlier than the model's is applied at the model's time, the delay
+    // grown to match (late_accesses()). Accesses are applied in arrival order; reads get no read_promise.
+    bool loosely_timed = false;
     // A slow part's extra latencies (0 for a real 16550).
     sc_core::sc_time tx_drain_time = sc_core::SC_ZERO_TIME;
     sc_core::sc_time thre_delay = sc_core::SC_ZERO_TIME;
@@ -83,7 +93,10 @@ struct uart16550_config {
 
 class uart16550 : public sc_core::sc_module {
 public:
-    tlm_utils::simple_target_socket<uart16550, 32> bus;
+    // The register window on a 32-bit bus (`bus`) or a 64-bit one (`bus64`, VCML's default width): bind
+    // one of them, or both (several initiators); each serves the same registers in the same way.
+    tlm_utils::simple_target_socket_optional<uart16550, 32> bus;
+    tlm_utils::simple_target_socket_optional<uart16550, 64> bus64;
     sc_core::sc_out<bool> irq; // INTR, active high
     sc_core::sc_out<bool> txd; // SOUT
     sc_core::sc_in<bool> rxd;  // SIN
@@ -91,6 +104,10 @@ public:
     // Optional ports, active low like the chip's pins (MR is active high on the chip; nreset here, as on
     // the PL011). Unbound inputs read inactive (high).
     optional_in nreset;
+    optional_in rst; // active high (the chip's MR), beside nreset: either holds the UART in reset
+    // XIN's frequency from the SoC's clock tree: when bound, its value at the start of the simulation
+    // and every change of it go to set_clock_hz() (0 Hz, a stopped clock, is an error).
+    optional_hz_in clk_hz;
     optional_in ncts, ndsr, ndcd, nri;
     optional_out nrts, ndtr, nout1, nout2;
 
@@ -105,6 +122,13 @@ public:
     const char* kind() const override { return "uartvp::uart16550"; }
 
     const uart16550_config& config() const { return m_cfg; }
+    // A new XIN frequency (throws std::invalid_argument for 0 or a period below the time resolution).
+    // The next XIN edge keeps its time and the edges after it follow at the new period: a character in
+    // flight finishes its remaining bits at the new rate (times already decided in nanoseconds, the
+    // THRE delay and a slow part's latencies, are kept). clock().hz() reads the frequency in force.
+    void set_clock_hz(std::uint64_t hz);
+    // Resets the UART as a pulse on MR would, at the present time, from a process.
+    void reset();
     const cycle_clock& clock() const { return m_clock; }
     std::uint64_t map_size() const { return std::uint64_t{8} << m_cfg.reg_shift; }
 
@@ -112,6 +136,9 @@ public:
     std::uint64_t tx_lost() const;
     // Received characters lost to overrun.
     std::uint64_t rx_overruns() const;
+    // Accesses whose (local) time was earlier than the time the model had reached (loosely timed
+    // initiators running ahead of each other): applied at the model's time.
+    std::uint64_t late_accesses() const;
 
     // Adds the lines, IRQ and observation signals to a trace file, prefixed with this module's name
     // (sc_trace(tf, uart, name): with another prefix), or to a vcd_writer (<uartvp/vcd_writer.h>). Call
@@ -122,11 +149,17 @@ public:
 private:
     struct impl;
     void b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay);
+    void serve(tlm::tlm_generic_payload& tx, unsigned idx, bool lane0, unsigned initiator,
+               const sc_core::sc_time& local, sc_core::sc_time& delay);
+    void run_ahead(const sc_core::sc_time& t);
+    void note_ahead();
     unsigned transport_dbg(tlm::tlm_generic_payload& tx);
+    bool get_direct_mem_ptr(tlm::tlm_generic_payload& tx, tlm::tlm_dmi& dmi);
     void run();
     void sample_inputs();
     void drive_outputs();
     void start_of_simulation() override;
+    void clk_hz_changed();
 
     uart16550_config m_cfg;
     cycle_clock m_clock;

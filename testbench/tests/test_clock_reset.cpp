@@ -1,0 +1,337 @@
+// Clock and reset conventions of both UARTs: set_clock_hz() and the clk_hz input (a frequency on a
+// signal), the new period from the next edge with a character in flight finishing at the new rate (the
+// PL011's fast mode equal to its cycle-by-cycle reference), the active-high rst port and reset().
+#define SC_INCLUDE_DYNAMIC_PROCESSES // sc_spawn
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include <uartvp/line_monitor.h>
+#include <uartvp/pl011.h>
+#include <uartvp/uart16550.h>
+
+#include "sim_main.h"
+
+using namespace uartvp;
+using namespace sc_core;
+
+namespace {
+
+constexpr std::uint64_t DR = 0x00, FR = 0x18, IBRD = 0x24, FBRD = 0x28, LCRH = 0x2C, CR = 0x30;
+constexpr std::uint32_t FR_BUSY = 0x08, FR_TXFE = 0x80;
+constexpr std::uint64_t THR = 0, IER = 1, LCR = 3, LSR = 5;
+
+struct cpu : sc_module {
+    tlm_utils::simple_initiator_socket<cpu> socket{"socket"};
+    explicit cpu(const sc_module_name& n)
+        : sc_module(n) {}
+    std::uint32_t access(bool write, std::uint64_t addr, std::uint32_t v, unsigned len) {
+        tlm::tlm_generic_payload tx;
+        sc_time d = SC_ZERO_TIME;
+        tx.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+        tx.set_address(addr);
+        tx.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
+        tx.set_data_length(len);
+        tx.set_streaming_width(len);
+        tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        socket->b_transport(tx, d);
+        EXPECT_TRUE(tx.is_response_ok()) << name() << " " << std::hex << addr;
+        wait(d + sc_time(100, SC_NS));
+        return len == 1 ? v & 0xFF : v;
+    }
+    void wr(std::uint64_t a, std::uint32_t v, unsigned len = 4) { access(true, a, v, len); }
+    std::uint32_t rd(std::uint64_t a, unsigned len = 4) { return access(false, a, 0, len); }
+};
+
+// The times of every change of a line.
+struct edge_log {
+    std::vector<sc_time> t;
+    void watch(const sc_signal<bool>& s) {
+        sc_spawn_options o;
+        o.spawn_method();
+        o.dont_initialize();
+        o.set_sensitivity(&s.value_changed_event());
+        sc_spawn([this] { t.push_back(sc_time_stamp()); }, nullptr, &o);
+    }
+};
+
+pl011_config pl_cfg(bool reference) {
+    pl011_config c;
+    c.clock_every_cycle = reference;
+    return c;
+}
+
+// A PL011 and a 16550, each with its own CPU, their TXD edges logged.
+struct bench : sc_module {
+    cpu c0{"c0"}, c1{"c1"};
+    pl011 pl;
+    uart16550 com{"com"};
+    sc_signal<bool> txd0{"txd0", true}, rxd0{"rxd0", true}, irq0{"irq0"};
+    sc_signal<bool> txd1{"txd1", true}, rxd1{"rxd1", true}, irq1{"irq1"};
+    edge_log e0, e1;
+    bench(const sc_module_name& n, bool reference)
+        : sc_module(n)
+        , pl("pl", pl_cfg(reference)) {
+        c0.socket.bind(pl.bus);
+        c1.socket.bind(com.bus);
+        pl.txd(txd0);
+        pl.rxd(rxd0);
+        pl.irq(irq0);
+        com.txd(txd1);
+        com.rxd(rxd1);
+        com.irq(irq1);
+        e0.watch(txd0);
+        e1.watch(txd1);
+    }
+    void program_pl() {
+        c0.wr(IBRD, 13); // 24 MHz: 115246 baud, a bit of 208.25 cycles (8.68 us)
+        c0.wr(FBRD, 1);
+        c0.wr(LCRH, 0x70);
+        c0.wr(CR, 0x301);
+    }
+    void program_com() {
+        c1.wr(LCR, 0x83, 1);
+        c1.wr(THR, 1, 1); // 1.8432 MHz / 16: 115200 baud (8.68 us a bit)
+        c1.wr(LCR, 0x03, 1);
+    }
+};
+
+double us(const sc_time& t) {
+    return t.to_seconds() * 1e6;
+}
+
+// 'U' (0x55) with 8N1 toggles TXD at every bit boundary: start, 8 data bits, stop edge = 10 edges.
+void expect_bits(const std::vector<sc_time>& t, std::size_t first, std::size_t last, double bit_us,
+                 const char* what) {
+    for (std::size_t i = first; i < last; ++i)
+        EXPECT_NEAR(us(t[i + 1] - t[i]), bit_us, 0.05) << what << ": bit " << i;
+}
+
+} // namespace
+
+TEST(ClockReset, SetClockHzMidCharacterFinishesTheRemainingBitsAtTheNewRateFastEqualsReference) {
+    UARTVP_SIM_TEST();
+    bench fast("fast", false), ref("ref", true);
+    for (bench* b : {&fast, &ref}) {
+        sc_spawn([b] {
+            b->program_pl();
+            b->c0.wr(DR, 'U', 1);
+            wait(sc_time(30, SC_US)); // inside the character's fourth bit
+            b->pl.set_clock_hz(48'000'000);
+            EXPECT_EQ(b->pl.clock().hz(), 48'000'000u);
+            while (b->c0.rd(FR) & FR_BUSY)
+                wait(sc_time(1, SC_US));
+            b->c0.wr(DR, 'U', 1); // a whole character at the new rate
+        });
+        sc_spawn([b] {
+            b->program_com();
+            b->c1.wr(THR, 'U', 1);
+            wait(sc_time(30, SC_US));
+            b->com.set_clock_hz(3'686'400);
+            EXPECT_EQ(b->com.clock().hz(), 3'686'400u);
+        });
+    }
+    sc_start(sc_time(2, SC_MS));
+    ASSERT_EQ(fast.e0.t.size(), 20u);
+    EXPECT_EQ(fast.e0.t, ref.e0.t) << "fast mode equals the cycle-by-cycle reference";
+    const std::vector<sc_time>& t = fast.e0.t;
+    // The change at ~30.5 us: the bits before it at 8.68 us, the bits after the one in progress at 4.34.
+    std::size_t k = 0;
+    while (t[k + 1] < sc_time(30, SC_US))
+        ++k;
+    std::printf("PL011 bits (us):");
+    for (std::size_t i = 0; i + 1 < t.size(); ++i)
+        std::printf(" %.3f", us(t[i + 1] - t[i]));
+    std::printf("\n16550 bits (us):");
+    for (std::size_t i = 0; i + 1 < fast.e1.t.size(); ++i)
+        std::printf(" %.3f", us(fast.e1.t[i + 1] - fast.e1.t[i]));
+    std::printf("\n");
+    expect_bits(t, 0, k, 16 * (13 + 1.0 / 64) / 24.0, "before the change");
+    expect_bits(t, k + 1, 9, 16 * (13 + 1.0 / 64) / 48.0, "the rest of the character in flight");
+    expect_bits(t, 10, 19, 16 * (13 + 1.0 / 64) / 48.0, "the next character");
+    // The bit in progress at the change: the cycles before it at 24 MHz, those after at 48.
+    EXPECT_GT(us(t[k + 1] - t[k]), 16 * (13 + 1.0 / 64) / 48.0);
+    EXPECT_LT(us(t[k + 1] - t[k]), 16 * (13 + 1.0 / 64) / 24.0);
+    // The 16550 likewise: 8.68 us bits, then 4.34 us.
+    const std::vector<sc_time>& c = fast.e1.t;
+    ASSERT_EQ(c.size(), 10u);
+    std::size_t j = 0;
+    while (c[j + 1] < sc_time(30, SC_US))
+        ++j;
+    expect_bits(c, 0, j, 1e6 / 115200, "16550 before the change");
+    expect_bits(c, j + 1, 9, 1e6 / 230400, "16550 after the change");
+    EXPECT_EQ(ref.e1.t, c);
+}
+
+namespace {
+// The frequencies come from the SoC's clock tree on signals: 48 MHz and 3.6864 MHz from the start, both
+// halved at 500 us.
+struct clocked : sc_module {
+    bench b;
+    sc_signal<std::uint64_t> pl_clk{"pl_clk", 48'000'000}, com_clk{"com_clk", 3'686'400};
+    line_monitor m0{"m0", 48e6 / (16 * (26 + 2.0 / 64)), serial_format{}};
+    line_monitor m1{"m1", 3'686'400.0 / 16 / 2, serial_format{}};
+    std::uint64_t hz_at_start[2] = {0, 0};
+    SC_HAS_PROCESS(clocked);
+    explicit clocked(const sc_module_name& n)
+        : sc_module(n)
+        , b("b", false) {
+        b.pl.clk_hz(pl_clk);
+        b.com.clk_hz(com_clk);
+        m0.line(b.txd0);
+        m1.line(b.txd1);
+        m0.keep_text(true);
+        m1.keep_text(true);
+        SC_THREAD(tree);
+        SC_THREAD(pl_side);
+        SC_THREAD(com_side);
+    }
+    void tree() {
+        hz_at_start[0] = b.pl.clock().hz();
+        hz_at_start[1] = b.com.clock().hz();
+        wait(sc_time(500, SC_US));
+        pl_clk.write(24'000'000);
+        com_clk.write(1'843'200);
+    }
+    void pl_side() {
+        b.c0.wr(IBRD, 26); // 48 MHz / (16 x 26.03): 115246 baud
+        b.c0.wr(FBRD, 2);
+        b.c0.wr(LCRH, 0x70);
+        b.c0.wr(CR, 0x301);
+        for (char ch : std::string("fast"))
+            b.c0.wr(DR, static_cast<std::uint8_t>(ch), 1);
+        wait(sc_time(600, SC_US));
+        m0.set_format(24e6 / (16 * (26 + 2.0 / 64)), serial_format{}); // half the rate now
+        for (char ch : std::string("slow"))
+            b.c0.wr(DR, static_cast<std::uint8_t>(ch), 1);
+    }
+    void com_side() {
+        b.c1.wr(LCR, 0x83, 1);
+        b.c1.wr(THR, 2, 1); // 3.6864 MHz / 32: 115200 baud
+        b.c1.wr(LCR, 0x03, 1);
+        b.c1.wr(2, 0x07, 1); // FCR: FIFO
+        for (char ch : std::string("FAST"))
+            b.c1.wr(THR, static_cast<std::uint8_t>(ch), 1);
+        wait(sc_time(600, SC_US));
+        m1.set_format(1'843'200.0 / 16 / 2, serial_format{});
+        for (char ch : std::string("SLOW"))
+            b.c1.wr(THR, static_cast<std::uint8_t>(ch), 1);
+    }
+};
+} // namespace
+
+TEST(ClockReset, ClkHzSignalsSetTheClockFromTheStartAndOnEachChange) {
+    UARTVP_SIM_TEST();
+    clocked c("c");
+    sc_start(sc_time(3, SC_MS));
+    EXPECT_EQ(c.hz_at_start[0], 48'000'000u);
+    EXPECT_EQ(c.hz_at_start[1], 3'686'400u);
+    EXPECT_EQ(c.b.pl.clock().hz(), 24'000'000u);
+    EXPECT_EQ(c.b.com.clock().hz(), 1'843'200u);
+    EXPECT_EQ(c.m0.text(), "fastslow");
+    EXPECT_EQ(c.m1.text(), "FASTSLOW");
+}
+
+TEST(ClockReset, AClkHzOfZeroIsAnError) {
+    UARTVP_SIM_TEST();
+    bench b("b", false);
+    sc_signal<std::uint64_t> clk{"clk", 0};
+    b.pl.clk_hz(clk);
+    std::string what;
+    try {
+        sc_start(sc_time(1, SC_US));
+    } catch (const sc_report& r) {
+        what = r.what();
+    }
+    EXPECT_NE(what.find("clk_hz is 0 Hz"), std::string::npos) << what;
+}
+
+TEST(ClockReset, SetClockHzRefusesZeroAndPeriodsBelowTheResolution) {
+    UARTVP_SIM_TEST();
+    bench b("b", false);
+    EXPECT_THROW(b.pl.set_clock_hz(0), std::invalid_argument);
+    EXPECT_THROW(b.com.set_clock_hz(2'000'000'000'000ull), std::invalid_argument); // 0.5 ps at 1 ps
+    EXPECT_EQ(b.pl.clock().hz(), 24'000'000u);
+    EXPECT_EQ(b.com.clock().hz(), 1'843'200u);
+}
+
+namespace {
+// rst (active high) held over a few cycles, then reset(): both clear the registers a program set, and
+// a character in flight is cut; fast mode equals the reference on the line.
+struct resets : sc_module {
+    bench b;
+    sc_signal<bool> rst0{"rst0", false}, rst1{"rst1", false};
+    std::uint32_t ibrd_after_rst = 99, ibrd_after_reset = 99, fr_after_reset = 0;
+    std::uint32_t ier_after_rst = 99, ier_after_reset = 99, lsr_after_reset = 0;
+    SC_HAS_PROCESS(resets);
+    resets(const sc_module_name& n, bool reference)
+        : sc_module(n)
+        , b("b", reference) {
+        b.pl.rst(rst0);
+        b.com.rst(rst1);
+        SC_THREAD(pl_side);
+        SC_THREAD(com_side);
+    }
+    void pl_side() {
+        b.program_pl();
+        b.c0.wr(DR, 'U', 1);
+        wait(sc_time(40, SC_US));
+        rst0.write(true);
+        wait(sc_time(1, SC_US));
+        rst0.write(false);
+        wait(sc_time(1, SC_US));
+        ibrd_after_rst = b.c0.rd(IBRD);
+        b.program_pl();
+        b.c0.wr(DR, 'U', 1);
+        wait(sc_time(40, SC_US));
+        b.pl.reset();
+        wait(sc_time(1, SC_US));
+        ibrd_after_reset = b.c0.rd(IBRD);
+        fr_after_reset = b.c0.rd(FR);
+    }
+    void com_side() {
+        b.program_com();
+        b.c1.wr(IER, 0x0F, 1);
+        b.c1.wr(THR, 'U', 1);
+        wait(sc_time(40, SC_US));
+        rst1.write(true);
+        wait(sc_time(1, SC_US));
+        rst1.write(false);
+        wait(sc_time(1, SC_US));
+        ier_after_rst = b.c1.rd(IER, 1);
+        b.program_com();
+        b.c1.wr(IER, 0x0F, 1);
+        b.c1.wr(THR, 'U', 1);
+        wait(sc_time(40, SC_US));
+        b.com.reset();
+        wait(sc_time(1, SC_US));
+        ier_after_reset = b.c1.rd(IER, 1);
+        lsr_after_reset = b.c1.rd(LSR, 1);
+    }
+};
+} // namespace
+
+TEST(ClockReset, RstPortAndResetMethodResetBothUartsFastEqualsReference) {
+    UARTVP_SIM_TEST();
+    resets fast("fast", false), ref("ref", true);
+    sc_start(sc_time(1, SC_MS));
+    for (resets* r : {&fast, &ref}) {
+        EXPECT_EQ(r->ibrd_after_rst, 0u);
+        EXPECT_EQ(r->ibrd_after_reset, 0u);
+        EXPECT_EQ(r->fr_after_reset & (FR_BUSY | FR_TXFE), FR_TXFE) << "idle and empty after reset";
+        EXPECT_EQ(r->ier_after_rst, 0u);
+        EXPECT_EQ(r->ier_after_reset, 0u);
+        EXPECT_EQ(r->lsr_after_reset & 0x60, 0x60) << "THRE and TEMT after reset";
+        // Each character was cut by its reset: the line went high at it and stayed so.
+        ASSERT_FALSE(r->b.e0.t.empty());
+        EXPECT_TRUE(r->b.txd0.read());
+        EXPECT_LT(r->b.e0.t.back(), sc_time(100, SC_US));
+        EXPECT_TRUE(r->b.txd1.read());
+    }
+    EXPECT_EQ(fast.b.e0.t, ref.b.e0.t);
+    EXPECT_EQ(fast.b.e1.t, ref.b.e1.t);
+}
