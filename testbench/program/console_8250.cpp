@@ -263,6 +263,8 @@ run_result run_console(const run_request& rq) {
     m.cpu0.add_task("boot", [&] {
         sw::register_console(con);
         for (; (!guard || !guard->failed()) && rq.payload->next(line); ++lines) {
+            // printk ends every record with a newline (record_print_text): a last line without one gets it.
+            if (line.empty() || line.back() != '\n') line += '\n';
             out.clear();
             for (char c : line) {
                 if (c == '\n') out += '\r';

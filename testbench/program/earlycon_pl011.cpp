@@ -118,6 +118,8 @@ run_result run_earlycon(const run_request& rq) {
     soc.cpu0.add_task("boot", [&] {
         sw::register_console(con);
         for (; (!guard || !guard->failed()) && rq.payload->next(line); ++lines) {
+            // printk ends every record with a newline (record_print_text): a last line without one gets it.
+            if (line.empty() || line.back() != '\n') line += '\n';
             // What the routine hands to the UART: the record, with '\r' before each '\n'.
             out.clear();
             for (char c : line) {

@@ -186,3 +186,24 @@ TEST(PrintkConsoles, PayloadLinesAreWrittenAsGivenOneIrqsOffWindowEach) {
     }
     std::remove(tmpl);
 }
+
+// printk ends every record with a newline: a payload whose last line has none gets one on the line.
+TEST(PrintkConsoles, ALastLineWithoutANewlineIsPrintedWithOne) {
+    char tmpl[] = "/tmp/uartvp-records-XXXXXX";
+    const int fd = mkstemp(tmpl);
+    ASSERT_GE(fd, 0);
+    close(fd);
+    {
+        std::ofstream f(tmpl);
+        f << "abc\nxyz";
+    }
+    for (const char* scenario : {"earlycon-pl011", "console-8250"}) {
+        SCOPED_TRACE(scenario);
+        const nlohmann::json j = run_json(scenario, std::string("--payload ") + tmpl, 0);
+        ASSERT_FALSE(j.is_null());
+        EXPECT_EQ(j["bytes_written"], 10) << "abc\\r\\n xyz\\r\\n";
+        EXPECT_EQ(j["bytes_on_line"], 10);
+        EXPECT_EQ(j["outcome"], "clean");
+    }
+    std::remove(tmpl);
+}
