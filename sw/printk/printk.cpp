@@ -16,7 +16,7 @@ using namespace kapi;
 // ---- the ring buffer
 
 std::uint64_t printk_ringbuffer::store(printk_info info) {
-    if (info.text.size() > PRINTKRB_RECORD_MAX) info.text.resize(PRINTKRB_RECORD_MAX);
+    if (info.text.size() > m_record_max) info.text.resize(m_record_max);
     info.seq = next_seq();
     const std::size_t need = info.text.size() + block_header;
     // The data area is a ring: the oldest records make room (their descriptors become invalid).
@@ -90,9 +90,13 @@ struct printk_globals {
     std::function<void(const printk_info&)> on_store;
     std::function<void(const console&, const printed_record&)> on_printed;
     std::vector<cpu::irq_work> deferred_work = std::vector<cpu::irq_work>(64);
+    // The legacy loop's record and its formatted text (the kernel's static printk_buffers, used under
+    // console_lock): not on the printing task's stack, which a console write that never returns keeps.
+    printk_info pbuf_record;
+    std::string pbuf_text;
     explicit printk_globals(const printk_config& c)
         : cfg(c)
-        , rb(c.log_buf_len) {}
+        , rb(c.log_buf_len, c.record_max) {}
 };
 
 std::unique_ptr<printk_globals> g_printk;
@@ -131,19 +135,23 @@ bool is_nbcon(const console& con) {
 void record_printed(console& con, const printk_info& r, const std::string& text, bool replayed,
                     std::uint64_t dropped) {
     printk_globals& g = pk();
-    g.printed[&con].push_back({r.seq, text, replayed, dropped});
     ++con.records_written;
     if (replayed) ++con.replays;
-    if (g.on_printed) g.on_printed(con, g.printed[&con].back());
+    if (g.cfg.keep_printed) {
+        g.printed[&con].push_back({r.seq, text, replayed, dropped});
+        if (g.on_printed) g.on_printed(con, g.printed[&con].back());
+    } else if (g.on_printed) {
+        g.on_printed(con, printed_record{r.seq, text, replayed, dropped});
+    }
 }
 
 // The next record at or after `seq` for `con`: false if none; the dropped count grows by the records
-// overwritten before it could print them. `suppressed`: above console_loglevel (stored, not printed).
+// overwritten before it could print them. `suppressed`: at or above console_loglevel (stored, not printed).
 bool printk_get_next_message(console& con, std::uint64_t seq, printk_info& r, std::uint64_t& dropped,
                              bool& suppressed) {
     if (!pk().rb.read_valid(seq, &r)) return false;
     dropped = r.seq > seq ? r.seq - seq : 0;
-    suppressed = r.level > pk().cfg.console_loglevel;
+    suppressed = suppress_message_printing(r.level);
     return true;
 }
 
@@ -152,6 +160,7 @@ std::string con_name(const console& con) {
            "console [" + con.full_name() + "] ";
 }
 void con_printk(int level, const console& con, const std::string& msg) {
+    if (!pk().cfg.announce_consoles) return;
     printk(level, "printk: " + con_name(con) + msg);
 }
 
@@ -164,6 +173,9 @@ void printk_init(const printk_config& cfg) {
 }
 const printk_config& printk_cfg() {
     return pk().cfg;
+}
+bool suppress_message_printing(int level) {
+    return level >= pk().cfg.console_loglevel;
 }
 printk_ringbuffer& printk_rb() {
     return pk().rb;
@@ -293,7 +305,7 @@ namespace {
 bool console_emit_next_record(console& con, bool* handover) {
     printk_globals& g = pk();
     *handover = false;
-    printk_info r;
+    printk_info& r = g.pbuf_record;
     std::uint64_t dropped = 0;
     bool suppressed = false;
     now();
@@ -303,7 +315,8 @@ bool console_emit_next_record(console& con, bool* handover) {
         con.seq = r.seq + 1;
         return true;
     }
-    std::string text;
+    std::string& text = g.pbuf_text;
+    text.clear();
     if (con.dropped) {
         text = dropped_marker(con.dropped);
         con.dropped = 0;
@@ -359,7 +372,10 @@ void console_flush_all(bool do_cond_resched, bool* handover) {
     do {
         any_progress = false;
         const console_flush_type ft = printk_get_console_flush_type();
-        for (console* con : std::vector<console*>(g.consoles)) {
+        // By index (for_each_console_srcu), not over a copy: nothing allocated on the printing task's
+        // stack while a console writes.
+        for (std::size_t i = 0; i < g.consoles.size(); ++i) {
+            console* con = g.consoles[i];
             if (!console_is_usable(*con)) continue;
             bool progress;
             if (is_nbcon(*con)) {
@@ -826,6 +842,7 @@ void register_console(console& newcon) {
         }
     }
     now();
+    newcon.init_seq = init_seq;
     if (is_nbcon(newcon)) {
         g.have_nbcon_console = true;
         newcon.nbcon_seq = init_seq;

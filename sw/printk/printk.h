@@ -38,8 +38,9 @@ struct printk_info {
 class printk_ringbuffer {
 public:
     static constexpr std::size_t block_header = 16; // the data block's id and padding, as counted here
-    explicit printk_ringbuffer(std::size_t log_buf_len)
-        : m_len(log_buf_len) {}
+    explicit printk_ringbuffer(std::size_t log_buf_len, std::size_t record_max = PRINTKRB_RECORD_MAX)
+        : m_len(log_buf_len)
+        , m_record_max(record_max) {}
     // prb_reserve + prb_commit: the new record's sequence number.
     std::uint64_t store(printk_info info);
     // prb_read_valid: the first record with seq >= `seq` (seq itself unless overwritten); false if none.
@@ -52,7 +53,7 @@ public:
     std::uint64_t overwritten() const { return m_first; }
 
 private:
-    std::size_t m_len, m_used = 0;
+    std::size_t m_len, m_record_max, m_used = 0;
     std::uint64_t m_first = 0;
     std::deque<printk_info> m_records;
 };
@@ -104,6 +105,7 @@ struct console {
     std::function<int(console&)> setup;   // 0: ready
     void* data = nullptr;                 // the driver's port
     std::uint64_t seq = 0;                // legacy: next record to print
+    std::uint64_t init_seq = 0;           // the first record register_console gave it (the model's)
     std::uint64_t nbcon_seq = 0;          // nbcon: next record to print
     std::uint64_t nbcon_prev_seq = ~0ull; // the record an owner started: a new owner replays it
     nbcon_state state;
@@ -135,10 +137,22 @@ struct printk_config {
     std::string preferred; // console= / SPCR: "ttyAMA0" (empty: the first console is enabled)
     bool keep_bootcon = false;
     printk_variant variant = printk_variant::merged;
-    unsigned kthread_cpu = 0;   // the printer kthread's core
-    int console_loglevel = 15;  // records above it are stored, not printed (ignore_loglevel: 15)
+    unsigned kthread_cpu = 0; // the printer kthread's core
+    // Records at this level or above (less urgent) are stored, not printed (suppress_message_printing):
+    // loglevel=N sets N, quiet 4 (CONSOLE_LOGLEVEL_QUIET), the kernel's default is 7; 15 prints all.
+    int console_loglevel = 15;
     unsigned long store_ns = 0; // vprintk_store: formatting, reserve and commit, IRQs off (0: free)
+    // The model's, for scenarios whose payload is the console's whole output: the longest record text
+    // kept (the kernel's PRINTKRB_RECORD_MAX; SIZE_MAX: a console write of any length), whether
+    // register/unregister print their "enabled"/"disabled" records, and whether printk_printed() keeps
+    // every printed record (off: only the printk_on_printed callback sees them, memory stays flat).
+    std::size_t record_max = PRINTKRB_RECORD_MAX;
+    bool announce_consoles = true;
+    bool keep_printed = true;
 };
+
+// suppress_message_printing: a record of this level is not printed on the consoles.
+bool suppress_message_printing(int level);
 
 // ---- The kernel's interface.
 void printk_init(const printk_config& cfg);

@@ -16,7 +16,8 @@
 // that sends kick_all_cpus_sync (KFENCE's toggle_allocation_gate patching a static key). The printer
 // kthread pr/ttyAMA0 runs on CPU0 (the lowest core other than the boot task's). The UART is the SBSA
 // PL011 (RTL) at 115200 with CTSEN left on by firmware; the BMC behind it takes one character per
-// bmc_char_ns by deasserting CTS while it is busy.
+// bmc_char_ns by deasserting CTS while it is busy. With earlycon=1 the PL011 earlycon is a boot console
+// from the first record on (so the real console skips the replay); loglevel/quiet set console_loglevel.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -485,13 +486,14 @@ void print_csd_report(const cpu::csd_report& r) {
 
 struct record_check {
     std::uint64_t printed = 0, lost = 0, duplicated = 0, reordered = 0, text_mismatch = 0;
-    std::string expected; // what the line should carry ("\r" before each "\n")
 };
 
-// The console's records against the ring buffer's, in order: each record due (from the console's
-// first) printed once, in sequence, with the text the ring buffer holds (markers where due).
+// The console's records against the ring buffer's, in order: each record due (from the console's first
+// to `end_due`, of a level console_loglevel lets through) printed once, in sequence, with the text the
+// ring buffer holds (markers where due).
 record_check check_records(const std::vector<sw::printed_record>& printed,
-                           const std::vector<sw::printk_info>& stored, std::uint64_t first_due) {
+                           const std::vector<sw::printk_info>& stored, std::uint64_t first_due,
+                           std::uint64_t end_due) {
     record_check c;
     std::vector<bool> seen(stored.size(), false);
     std::uint64_t max_seq = 0;
@@ -515,18 +517,12 @@ record_check check_records(const std::vector<sw::printed_record>& printed,
         want += sw::record_print_text(stored[p.seq], sw::printk_cfg().time);
         if (want != p.text) ++c.text_mismatch;
     }
-    for (std::uint64_t s = first_due; s < stored.size(); ++s) {
-        if (!seen[s]) {
+    for (std::uint64_t s = first_due; s < std::min<std::uint64_t>(end_due, stored.size()); ++s) {
+        if (!seen[s] && !sw::suppress_message_printing(stored[s].level)) {
             ++c.lost;
             continue;
         }
     }
-    // The line: the due records in sequence, each with its markers.
-    for (const sw::printed_record& p : printed)
-        for (char ch : p.text) {
-            if (ch == '\n') c.expected += '\r';
-            c.expected += ch;
-        }
     return c;
 }
 
@@ -554,6 +550,7 @@ run_result run_boot_console(const run_request& rq) {
     pc.variant = printk_variant_of(v);
     pc.kthread_cpu = 0;
     pc.store_ns = 1000; // assumed: formatting and storing a record, 1 us with IRQs off
+    pc.console_loglevel = p.console_loglevel();
     sw::printk_init(pc);
     std::vector<sw::printk_info> stored;
     sw::printk_on_store([&](const sw::printk_info& r) {
@@ -561,7 +558,11 @@ run_result run_boot_console(const run_request& rq) {
         soc.records_stored.write(stored.size());
     });
     std::uint64_t printed_count = 0;
-    sw::printk_on_printed([&](const sw::console&, const sw::printed_record&) {
+    // The line carries every console's records (the earlycon's, then the real console's) in the order
+    // they were written: the console and the index of each in its printk_printed().
+    std::vector<std::pair<const sw::console*, std::size_t>> print_order;
+    sw::printk_on_printed([&](const sw::console& c, const sw::printed_record&) {
+        print_order.emplace_back(&c, sw::printk_printed(c).size() - 1);
         soc.records_printed.write(++printed_count);
         soc.printing_cpu.write(static_cast<int>(cpu::core::current().id()));
     });
@@ -591,6 +592,19 @@ run_result run_boot_console(const run_request& rq) {
         sw::serial8250_console_init(con, cport, 0, v != "legacy");
     else
         sw::pl011_console_init(con, port, 0, v != "legacy");
+    // The earlycon as a boot console: on Grace earlycon=pl011,mmio32,<uart_base> (SPCR's):
+    // pl011_early_write, whose pl011_putc waits for BUSY after each character ("pl11", as the kernel
+    // names it); on the Pi earlycon=uart8250,mmio32,<uart_base>: 8250_early's write, THRE and TEMT
+    // after each character.
+    static sw::console bootcon;
+    bootcon = sw::console{};
+    bootcon.name = rpi ? "uart" : "pl1";
+    bootcon.index = rpi ? 0 : 1;
+    bootcon.flags = sw::CON_PRINTBUFFER | sw::CON_BOOT;
+    if (rpi)
+        bootcon.write = [](sw::console&, std::string_view text) { sw::early_serial8250_write(up, text); };
+    else
+        bootcon.write = [](sw::console&, std::string_view text) { sw::pl011_early_write_v0(port, text); };
     std::uint32_t ibrd = 0, fbrd = 0;
     pl011_divisor(p.uartclk_hz, p.baud, ibrd, fbrd);
 
@@ -616,6 +630,13 @@ run_result run_boot_console(const run_request& rq) {
                             sw::UART011_CR);
         }
         cpu::core& c = cpu::core::current();
+        if (p.earlycon) {
+            // setup_earlycon (parse_early_param): its line, then the boot console, which prints what
+            // is stored (CON_PRINTBUFFER) and every record after it as it is stored.
+            sw::pr_info(fmt::format("earlycon: {} at MMIO32 0x{:016x} (options '')", rpi ? "uart0" : "pl11",
+                                    p.uart_base));
+            sw::register_console(bootcon);
+        }
         double planned = 0; // boot start is time 0: firmware's few accesses are part of the boot
         auto work_until = [&](double t_ns) { // the boot's own work up to the plan's time
             if (t_ns > planned) {
@@ -650,11 +671,12 @@ run_result run_boot_console(const run_request& rq) {
             else
                 sw::pr_info(fmt::format(
                     "ARMH0011:00: ttyAMA0 at MMIO 0x{:x} (irq = 66, base_baud = 0) is a SBSA", p.uart_base));
-            first_due = 0; // CON_PRINTBUFFER, no boot console: the whole log
             c.sync();
             register_ns = to_ns(c.local_time());
             sw::register_console(con);
             registered = con.registered;
+            // CON_PRINTBUFFER without a boot console: the whole log; after one, from where it stopped.
+            first_due = con.init_seq;
             c.sync();
             // ktime_to_us: whole microseconds, truncated
             const std::uint64_t usecs = static_cast<std::uint64_t>(to_ns(c.local_time() - probe0)) / 1000;
@@ -710,10 +732,21 @@ run_result run_boot_console(const run_request& rq) {
     if (w) w->finish();
     if (tl) tl->finish();
 
-    const record_check rc =
-        registered ? check_records(sw::printk_printed(con), stored, first_due) : record_check{};
-    scoreboard sb(rc.expected.size() + 16);
-    sb.expect(rc.expected);
+    const record_check rc = registered
+                                ? check_records(sw::printk_printed(con), stored, first_due, stored.size())
+                                : record_check{};
+    // The earlycon's: from the first record until it was unregistered (or the end).
+    const record_check bc = p.earlycon ? check_records(sw::printk_printed(bootcon), stored, 0,
+                                                       bootcon.registered ? stored.size() : bootcon.seq)
+                                       : record_check{};
+    std::string expected; // the line: every console's records in the order written, '\r' before '\n'
+    for (const auto& [c, i] : print_order)
+        for (char ch : sw::printk_printed(*c)[i].text) {
+            if (ch == '\n') expected += '\r';
+            expected += ch;
+        }
+    scoreboard sb(expected.size() + 16);
+    sb.expect(expected);
     for (const auto& [ch, t] : line)
         sb.observe(static_cast<std::uint8_t>(ch), t);
     sb.finish(sc_time_stamp());
@@ -726,6 +759,9 @@ run_result run_boot_console(const run_request& rq) {
     r.params.erase("reset_after_write");
     r.params.update({{"ipi_at_ms", p.ipi_at_ms},
                      {"csd_lock_timeout_ms", p.csd_lock_timeout_ms},
+                     {"earlycon", p.earlycon},
+                     {"loglevel", p.console_loglevel()},
+                     {"quiet", p.quiet},
                      {"csdlock_debug", true},
                      {"boot_cpu", boot_cpu},
                      {"kthread_cpu", 0}});
@@ -736,9 +772,10 @@ run_result run_boot_console(const run_request& rq) {
     const sc_time last_char_end = line.empty() ? SC_ZERO_TIME : line.back().second;
     r.sim_time_ns = to_ns(sc_time_stamp());
     r.line_idle_ns = to_ns(last_char_end);
-    r.bytes_written = rc.expected.size();
+    r.bytes_written = expected.size();
     add_line_results(r, sb, soc.monitor);
-    r.corrupted_bytes += rc.text_mismatch; // records whose text differs from what was logged
+    r.corrupted_bytes +=
+        rc.text_mismatch + bc.text_mismatch; // records whose text differs from what was logged
     add_machine_accesses(r, soc.kernel);
     r.tx_fifo_max = soc.tx_fifo_max;
     r.rtl_cycles = rpi ? 0 : soc.uart->clock().edge_at_or_before(sc_time_stamp());
@@ -752,13 +789,14 @@ run_result run_boot_console(const run_request& rq) {
         {"console_registered", registered},
         {"records_stored", stored.size()},
         {"records_printed", rc.printed},
-        {"records_lost", rc.lost},
-        {"records_duplicated", rc.duplicated},
-        {"records_reordered", rc.reordered},
+        {"records_lost", rc.lost + bc.lost},
+        {"records_duplicated", rc.duplicated + bc.duplicated},
+        {"records_reordered", rc.reordered + bc.reordered},
+        {"bootcon_records_printed", bc.printed},
         {"console_replays", con.replays}};
     if (soc.bmc) r.extra["bmc_chars"] = soc.bmc->chars;
     if (rpi) r.extra["modem_status_deferred"] = cport.modem_status_deferred;
-    if (rc.lost + rc.duplicated + rc.reordered > 0 && r.clean())
+    if (rc.lost + rc.duplicated + rc.reordered + bc.lost + bc.duplicated + bc.reordered > 0 && r.clean())
         r.extra_bytes += 1; // a record-level difference the byte comparison could not see
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     return r;

@@ -1,7 +1,9 @@
 // Scenario console-8250 (seed 002): the 8250 console prints a log through a 16550A, one console write
 // per printk record: per character (one byte per THRE wait), through the FIFO (bursts of tx_loadsz, with
 // the v5.19 and the v6.14 timeouts), the first FIFO version before the port is started (FIFO off: bursts
-// overwrite THR), and 8250_early.
+// overwrite THR), and 8250_early. Each line is printk'd and written by printk's legacy loop (8250_early
+// as a boot console, the others and a plugin's variant as the legacy console ttyS0): IRQs off for each
+// record.
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -13,6 +15,7 @@
 #include <uartvp/scoreboard.h>
 #include <uartvp/uart16550.h>
 
+#include "payload_printk.h"
 #include "plugins.h"
 #include "scenario.h"
 #include "serial8250.h"
@@ -242,8 +245,26 @@ run_result run_console(const run_request& rq) {
     // still suspended when the simulation stops (a plugin's routine that never returned) is never
     // unwound.
     std::string line, out;
+    // The console printk writes each record on: 8250_early's boot console ("uart0") or ttyS0. Static: it
+    // outlives the tasks' threads.
+    sw::printk_init(payload_printk_config());
+    static sw::console con;
+    con = sw::console{};
+    const bool early = !hook && rq.variant == "early";
+    con.name = early ? "uart" : "ttyS";
+    con.flags = sw::CON_PRINTBUFFER | (early ? sw::CON_BOOT : 0);
+    con.write = [&](sw::console&, std::string_view text) {
+        if (hook)
+            guard->call("write", console_write_limit(console_bytes(text), frame_bits, actual_baud(p)),
+                        [&] { hook->write(port, text); });
+        else
+            write(port, text);
+    };
     m.cpu0.add_task("boot", [&] {
+        sw::register_console(con);
         for (; (!guard || !guard->failed()) && rq.payload->next(line); ++lines) {
+            // printk ends every record with a newline (record_print_text): a last line without one gets it.
+            if (line.empty() || line.back() != '\n') line += '\n';
             out.clear();
             for (char c : line) {
                 if (c == '\n') out += '\r';
@@ -252,11 +273,7 @@ run_result run_console(const run_request& rq) {
             m.sb.expect(out);
             bytes_written += out.size();
             const sc_time t0 = m.cpu0.local_time();
-            if (hook)
-                guard->call("write", console_write_limit(out.size(), frame_bits, actual_baud(p)),
-                            [&] { hook->write(port, line); });
-            else
-                write(port, line);
+            sw::printk(sw::LOGLEVEL_INFO, line);
             if (tl) tl->console_write(m.cpu0, t0, m.cpu0.local_time(), line);
         }
         if (p.reset_after_write && (!guard || !guard->failed())) m.reset_uart();

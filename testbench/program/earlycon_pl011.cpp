@@ -1,12 +1,15 @@
 // Scenario earlycon-pl011 (seed 000): the PL011 earlycon prints the boot log, one console write per
 // printk record, in the variants around the patch that drops the per-character BUSY wait; beside them
 // the full driver's legacy console write for ARM's PL011, the SBSA generic UART and QDF2400 erratum 44.
+// Each line is printk'd and written by printk's legacy loop (the earlycon as a boot console, the full
+// driver's as a legacy console; a plugin's variant as the earlycon): IRQs off for each record.
 #include <chrono>
 #include <memory>
 #include <stdexcept>
 
 #include <uartvp/cpu/kernel.h>
 
+#include "payload_printk.h"
 #include "pl011.h"
 #include "pl011_platform.h"
 #include "plugins.h"
@@ -96,8 +99,28 @@ run_result run_earlycon(const run_request& rq) {
     // still suspended when the simulation stops (a plugin's routine that never returned) is never
     // unwound.
     std::string line, out;
+    // The console printk writes each record on: the earlycon (a boot console, "pl11" as the kernel
+    // names it) or the full driver's ttyAMA0. Static: it outlives the tasks' threads.
+    sw::printk_init(payload_printk_config());
+    static sw::console con;
+    con = sw::console{};
+    const bool full_driver = !hook && rq.variant.rfind("console", 0) == 0;
+    con.name = full_driver ? "ttyAMA" : "pl1";
+    con.index = full_driver ? 0 : 1;
+    con.flags = sw::CON_PRINTBUFFER | (full_driver ? 0 : sw::CON_BOOT);
+    con.write = [&](sw::console&, std::string_view text) {
+        if (hook)
+            guard->call("write",
+                        console_write_limit(console_bytes(text), frame_bits, static_cast<double>(p.baud)),
+                        [&] { hook->write(port, text); });
+        else
+            write(port, text);
+    };
     soc.cpu0.add_task("boot", [&] {
+        sw::register_console(con);
         for (; (!guard || !guard->failed()) && rq.payload->next(line); ++lines) {
+            // printk ends every record with a newline (record_print_text): a last line without one gets it.
+            if (line.empty() || line.back() != '\n') line += '\n';
             // What the routine hands to the UART: the record, with '\r' before each '\n'.
             out.clear();
             for (char c : line) {
@@ -107,11 +130,7 @@ run_result run_earlycon(const run_request& rq) {
             soc.sb.expect(out);
             bytes_written += out.size();
             const sc_time t0 = soc.cpu0.local_time();
-            if (hook)
-                guard->call("write", console_write_limit(out.size(), frame_bits, static_cast<double>(p.baud)),
-                            [&] { hook->write(port, line); });
-            else
-                write(port, line);
+            sw::printk(sw::LOGLEVEL_INFO, line);
             if (tl) tl->console_write(soc.cpu0, t0, soc.cpu0.local_time(), line);
         }
         if (p.reset_after_write && (!guard || !guard->failed())) soc.reset_uart();

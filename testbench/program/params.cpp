@@ -69,6 +69,13 @@ const std::map<std::string, std::string>& params::keys() {
                         "(grace only; default 177800, fitted to seed 001; 0: CTS always asserted)"},
         {"csd_lock_timeout_ms", "boot-console: ms a CSD lock waiter spins before csdlock_debug reports it "
                                 "(default 5000; 0: no reports)"},
+        {"earlycon", "boot-console: 1: an earlycon (pl011,mmio32 at uart_base) registered as a boot console "
+                     "before the first record; the real console then skips the replay (default 0)"},
+        {"loglevel", "boot-console: console_loglevel, 0 to 15: records of this level or less urgent are "
+                     "stored, not printed (default 7: all but KERN_DEBUG)"},
+        {"quiet",
+         "boot-console: 1: the kernel's quiet, console_loglevel 4 (only KERN_ERR and more urgent are "
+         "printed; not with loglevel) (default 0)"},
         {"hz",
          "tty-paste, hvc-paste: the kernel's HZ, 100 250 300 or 1000 (default 250; the tick costs 2 us)"},
         {"burst_bytes", "hvc-paste: bytes per burst the host delivers (opal: into OPAL's buffer; virtio: one "
@@ -175,7 +182,9 @@ std::optional<std::optional<std::string>> params::set_tty_key(const std::string&
 // The boot-console keys: nothing if `key` is not one of them, else the error (or nothing) setting it gives.
 std::optional<std::optional<std::string>> params::set_boot_key(const std::string& key,
                                                                const std::string& value) {
-    if (key != "ipi_at_ms" && key != "bmc_char_ns" && key != "csd_lock_timeout_ms") return std::nullopt;
+    if (key != "ipi_at_ms" && key != "bmc_char_ns" && key != "csd_lock_timeout_ms" && key != "earlycon" &&
+        key != "loglevel" && key != "quiet")
+        return std::nullopt;
     auto bad = [&](const std::string& what) -> std::optional<std::string> {
         return "--set " + shown(key) + "=" + shown(value) + ": " + what;
     };
@@ -189,6 +198,14 @@ std::optional<std::optional<std::string>> params::set_boot_key(const std::string
     } else if (key == "bmc_char_ns") {
         if (!v || *v < 0 || *v > 1e8) return bad("expected ns per character from 0 to 1e8");
         bmc_char_ns = *v;
+    } else if (key == "earlycon" || key == "quiet") {
+        const auto b = parse_bool(value);
+        if (!b) return bad("expected 0 or 1");
+        (key == "earlycon" ? earlycon : quiet) = *b;
+    } else if (key == "loglevel") {
+        const auto u = parse_u64(value);
+        if (!u || *u > 15) return bad("expected a console_loglevel from 0 to 15");
+        loglevel = static_cast<int>(*u);
     } else {
         const auto u = parse_u64(value);
         if (!u || *u > 1'000'000) return bad("expected a whole number of ms from 0 to 1000000");
@@ -263,8 +280,8 @@ std::optional<std::string> params::set(const std::string& key, const std::string
                ": unknown key (known: cpu_hz, cores, mmio_read_ns, mmio_write_ns, relax_cycles, "
                "uartclk_hz, baud, frame, fifo_depth, uart_base, reset_after_write, reg_shift, reg_io_width, "
                "thre_delay_ns, tx_drain_ns, irq_cpu, hog_us, hog_period_us, hog_cpu, hog_sync, rx_trigger, "
-               "hz, ipi_at_ms, bmc_char_ns, csd_lock_timeout_ms, burst_bytes, paste_kbps, bmc_buffer_bytes, "
-               "khvcd_cpu)";
+               "hz, ipi_at_ms, bmc_char_ns, csd_lock_timeout_ms, earlycon, loglevel, quiet, burst_bytes, "
+               "paste_kbps, bmc_buffer_bytes, khvcd_cpu)";
     }
     return std::nullopt;
 }
@@ -304,6 +321,8 @@ std::optional<std::string> params::check() const {
         if (auto err = check_tty()) return err;
     if (boot && cores < 2)
         return "boot-console needs at least 2 cores (the boot task runs on CPU1): --set cores=N";
+    if (boot && quiet && loglevel)
+        return "quiet and loglevel both set console_loglevel (quiet: 4): give one of them";
     if (uart_model == "mini") {
         if (cpu_hz > 100'000'000'000ull) return "cpu_hz above 100 GHz is not a CPU";
         if (cpu_hz < 1'000'000) return "cpu_hz below 1 MHz is not a CPU that prints a boot log";

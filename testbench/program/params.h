@@ -59,11 +59,16 @@ struct params {
     unsigned hog_cpu_or_irq_cpu() const { return hog_cpu ? *hog_cpu : irq_cpu; }
     // boot-console (its profiles set `boot`): a kworker on CPU0 sends kick_all_cpus_sync at ipi_at_ms
     // (negative: never); the BMC behind the UART takes one character per bmc_char_ns (CTS flow
-    // control; 0: no flow control); the CSD lock's debug timeout.
+    // control; 0: no flow control); the CSD lock's debug timeout; an earlycon (a boot console before the
+    // real one); the console_loglevel the command line gives (loglevel=N, quiet: 4; neither: 7).
     bool boot = false;
     double ipi_at_ms = 413.5;
     double bmc_char_ns = 177800;
     unsigned csd_lock_timeout_ms = 5000;
+    bool earlycon = false;
+    std::optional<int> loglevel;
+    bool quiet = false;
+    int console_loglevel() const { return loglevel ? *loglevel : quiet ? 4 : 7; }
     // hvc-paste (its profiles set `hvc` and the backend, "opal" or "virtio"): the host's paste in bursts
     // of burst_bytes at paste_kbps (KB/s of 1000 B); OPAL's input buffer of bmc_buffer_bytes. Its other
     // keys are cores and hz; no UART key applies. khvcd runs on khvcd_cpu.

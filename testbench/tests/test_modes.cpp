@@ -246,6 +246,14 @@ INSTANTIATE_TEST_SUITE_P(AllVariantsAndProfiles, BootModes,
                                             ::testing::ValuesIn(boot_profiles)),
                          params_name());
 
+// boot-console with the earlycon as a boot console from the first record (the real console then skips
+// the replay), and with console_loglevel keeping records off the console.
+TEST(BootModes, FastGivesTheSameResultsAsReference_EarlyconAndLoglevel) {
+    for (const char* v : {"nbcon-atomic", "legacy", "merged"})
+        check_modes("boot-console", v, "grace", "--payload-bytes 3000 --set earlycon=1");
+    check_modes("boot-console", "nbcon-atomic", "grace", "--payload-bytes 3000 --set quiet=1");
+}
+
 // hvc-paste: kopald or the virtqueue's interrupt, khvcd and the reader on two cores, on one core, and
 // under stress: a paste that overflows OPAL's buffer, a 5 MB/s source on virtio.
 constexpr const char* hvc_setups[] = {"two_cores", "one_core", "stress"};

@@ -256,3 +256,88 @@ TEST(ProgramBootRpi, MiniUartFramesAndKeys) {
     EXPECT_EQ(j["params"]["frame"], "7N1");
     expect_every_record_printed_once(j);
 }
+
+// earlycon=1: the PL011 earlycon is a boot console from the first record, so every record reaches the
+// line as it is stored (one record at a time, IRQs off per record), the real console's registration
+// skips the replay (CON_PRINTBUFFER cleared), and "enabled" and the boot console's "disabled" go to both.
+TEST(ProgramBoot, AnEarlyconPrintsTheLogAsItComesAndTheRealConsoleSkipsTheReplay) {
+    for (const char* v : {"nbcon-atomic", "legacy", "merged"}) {
+        SCOPED_TRACE(v);
+        const nlohmann::json j =
+            run_json("boot-console", std::string("--variant ") + v + " --set earlycon=1");
+        ASSERT_FALSE(j.is_null());
+        EXPECT_EQ(j["params"]["earlycon"], true);
+        EXPECT_EQ(j["outcome"], "clean");
+        EXPECT_EQ(j["bytes_on_line"], j["bytes_written"]);
+        EXPECT_EQ(j["records_lost"], 0);
+        EXPECT_EQ(j["records_duplicated"], 0);
+        EXPECT_EQ(j["records_reordered"], 0);
+        // No replay: the probe lasts its few records on both consoles, not the 8.5 s of the log.
+        EXPECT_LT(j["console_probe_ns"].get<double>() / 1e9, 0.1);
+        EXPECT_LT(j["records_printed"].get<std::uint64_t>(), 50u);
+        EXPECT_EQ(j["records_printed"].get<std::uint64_t>() +
+                      j["bootcon_records_printed"].get<std::uint64_t>(),
+                  j["records_stored"].get<std::uint64_t>() + 2);
+        // The boot waits for the earlycon instead: at the BMC's rate, all it logs before the probe.
+        EXPECT_GT(j["init_ns"].get<double>() / 1e9, 8.5);
+        // One record at a time with IRQs off: the IPI is served within one, no CSD report.
+        EXPECT_LT(j["irq_off_max_ns"].get<double>() / 1e6, 40);
+        EXPECT_TRUE(j["csd_reports"].empty());
+    }
+}
+
+// console_loglevel: records at it or less urgent are stored and not printed (and not counted lost).
+// console-initcall's bus errors are KERN_ERR (3) and the SBSA driver's KERN_WARNING (4): with the
+// earlycon as the only console, loglevel=4 prints the two errors, 5 the warning too; quiet is 4.
+TEST(ProgramBoot, LoglevelAndQuietDecideWhichRecordsReachTheConsole) {
+    const std::string base = "--variant console-initcall --set earlycon=1";
+    const nlohmann::json four = run_json("boot-console", base + " --set loglevel=4");
+    const nlohmann::json five = run_json("boot-console", base + " --set loglevel=5");
+    const nlohmann::json quiet = run_json("boot-console", base + " --set quiet=1");
+    EXPECT_EQ(four["bootcon_records_printed"], 2);
+    EXPECT_EQ(five["bootcon_records_printed"], 3);
+    EXPECT_EQ(four["params"]["loglevel"], 4);
+    EXPECT_EQ(quiet["params"]["loglevel"], 4);
+    EXPECT_EQ(quiet["params"]["quiet"], true);
+    for (const nlohmann::json* j : {&four, &five, &quiet}) {
+        EXPECT_EQ((*j)["records_lost"], 0);
+        EXPECT_EQ((*j)["outcome"], "clean");
+        EXPECT_EQ((*j)["bytes_on_line"], (*j)["bytes_written"]);
+    }
+    EXPECT_EQ(quiet["bytes_written"], four["bytes_written"]);
+    EXPECT_EQ(quiet["init_ns"], four["init_ns"]);
+    // The replay under quiet: every record of the log is KERN_INFO, so nbcon-atomic replays nothing.
+    const nlohmann::json q = run_json("boot-console", "--variant nbcon-atomic --set quiet=1");
+    EXPECT_LT(q["console_probe_ns"].get<double>(), 1e6);
+    EXPECT_NEAR(q["init_ns"].get<double>() / 1e9, 0.631, 0.002);
+    EXPECT_EQ(q["records_printed"], 0);
+    EXPECT_EQ(q["records_lost"], 0);
+    // The default is the kernel's 7: every record of the calibrated boot is printed, as before the key.
+    const nlohmann::json d = run_json("boot-console", "--variant legacy --payload-bytes 3000");
+    const nlohmann::json seven =
+        run_json("boot-console", "--variant legacy --payload-bytes 3000 --set loglevel=7");
+    EXPECT_EQ(d["params"]["loglevel"], 7);
+    EXPECT_EQ(d["params"]["earlycon"], false);
+    for (const char* k : {"sim_time_ns", "init_ns", "bytes_written", "records_printed", "irq_off_max_ns"})
+        EXPECT_EQ(d[k], seven[k]) << k;
+}
+
+TEST(ProgramBoot, EarlyconLoglevelAndQuietBelongToBootConsole) {
+    for (const char* s : {"earlycon-pl011", "console-8250", "tty-paste", "hvc-paste"})
+        for (const char* k : {"earlycon=1", "loglevel=4", "quiet=1"})
+            EXPECT_EQ(run_uartvp(std::string("run ") + s + " --set " + k).code, 2) << s << " " << k;
+    EXPECT_EQ(run_uartvp("run boot-console --set earlycon=2").code, 2);
+    EXPECT_EQ(run_uartvp("run boot-console --set loglevel=16").code, 2);
+    EXPECT_EQ(run_uartvp("run boot-console --set loglevel=-1").code, 2);
+    EXPECT_EQ(run_uartvp("run boot-console --set quiet=yes-please").code, 2);
+    const result both = run_uartvp("run boot-console --set quiet=1 --set loglevel=3");
+    EXPECT_EQ(both.code, 2);
+    EXPECT_NE(both.err.find("give one of them"), std::string::npos) << both.err;
+    const result list = run_uartvp("list");
+    for (const char* k : {"earlycon", "loglevel", "quiet"}) { // described, as boot-console's
+        const std::size_t at = list.out.find(std::string("    ") + k + " ");
+        ASSERT_NE(at, std::string::npos) << k;
+        const std::string line = list.out.substr(at, list.out.find('\n', at) - at);
+        EXPECT_NE(line.find("boot-console: "), std::string::npos) << line;
+    }
+}
