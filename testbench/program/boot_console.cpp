@@ -36,6 +36,7 @@
 
 #include "bootlog.h"
 #include "pl011.h"
+#include "plugins.h"
 #include "printk/printk.h"
 #include "scenario.h"
 #include "serial/8250_console.h"
@@ -529,7 +530,9 @@ record_check check_records(const std::vector<sw::printed_record>& printed,
 run_result run_boot_console(const run_request& rq) {
     const auto wall0 = std::chrono::steady_clock::now();
     const params& p = rq.p;
-    const std::string& v = rq.variant;
+    // A plugin's variant: its console write as a legacy console, the rest as variant `legacy`.
+    const plugin::boot_console_hook* hook = plugin_hook<plugin::boot_console_hook>(rq.variant);
+    const std::string& v = hook ? std::string("legacy") : rq.variant;
     const bool calibrated = rq.payload_source.rfind("calibrated:", 0) == 0;
     const bool rpi = is_rpi(p);
     const boot_plan plan =
@@ -592,6 +595,21 @@ run_result run_boot_console(const run_request& rq) {
         sw::serial8250_console_init(con, cport, 0, v != "legacy");
     else
         sw::pl011_console_init(con, port, 0, v != "legacy");
+    std::unique_ptr<plugin_guard> guard;
+    if (hook) { // the plugin's write in place of the driver's, under a guard (throws, never returns)
+        guard = std::make_unique<plugin_guard>(*find_plugin_variant("boot-console", rq.variant));
+        const unsigned frame_bits = 1 + p.frame.data_bits + p.frame.has_parity() + p.frame.stop_bits;
+        con.write = [&, frame_bits](sw::console&, std::string_view text) {
+            if (guard->failed()) return;
+            guard->call("write",
+                        console_write_limit(text.size() * 2, frame_bits, static_cast<double>(p.baud)), [&] {
+                            if (rpi)
+                                hook->serial8250_write(up, text);
+                            else
+                                hook->pl011_write(port, text);
+                        });
+        };
+    }
     // The earlycon as a boot console: on Grace earlycon=pl011,mmio32,<uart_base> (SPCR's):
     // pl011_early_write, whose pl011_putc waits for BUSY after each character ("pl11", as the kernel
     // names it); on the Pi earlycon=uart8250,mmio32,<uart_base>: 8250_early's write, THRE and TEMT
@@ -727,6 +745,7 @@ run_result run_boot_console(const run_request& rq) {
     });
     soc.settled = [&] { return boot_finished && ipi_done && sw::printk_all_printed() && soc.tx_idle(); };
     stop::simulate();
+    if (guard) guard->check(true); // a routine that failed or never returned: the run's error
     if (soc.timed_out) throw std::runtime_error("the boot's consoles never finished printing");
     if (!boot_finished) throw std::runtime_error("the boot never reached Run /init");
     if (w) w->finish();
@@ -753,7 +772,7 @@ run_result run_boot_console(const run_request& rq) {
 
     run_result r;
     r.scenario = rq.scenario;
-    r.variant = v;
+    r.variant = rq.variant;
     r.profile = rq.profile;
     r.params = p.to_json();
     r.params.erase("reset_after_write");
@@ -933,8 +952,15 @@ scenario_def boot_console_scenario() {
              p.bmc_char_ns = 0;
              p.csd_lock_timeout_ms = 5000;
          }});
+    s.plugin_kinds = {plugin::boot_console_hook::kind};
     s.variant_refusal = [](const std::string& variant,
                            const std::string& profile) -> std::optional<std::string> {
+        if (const auto* hook = plugin_hook<plugin::boot_console_hook>(variant)) {
+            if (profile == "rpi3b" && !hook->serial8250_write)
+                return std::string("the plugin gives no serial8250_write for the Pi's 8250 console");
+            if (profile != "rpi3b" && !hook->pl011_write)
+                return std::string("the plugin gives no pl011_write for the PL011 console");
+        }
         if (variant == "console-initcall" && profile == "rpi3b")
             return std::string("has no meaning here: seed 001's console_initcall patch is to amba-pl011, the "
                                "Pi's mini UART is an 8250 port");

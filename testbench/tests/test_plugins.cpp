@@ -60,6 +60,31 @@ TEST(Plugins, Console8250HookRunsOnThePortAsStartupLeavesIt) {
     EXPECT_EQ(builtin["line_text_head"], mine["line_text_head"]);
 }
 
+// boot-console: the plugin's write as the legacy console, on the profile's UART; the mainline routines
+// called through it give variant legacy's figures on both profiles. A profile without its routine
+// refuses the variant (run: exit 2) and compare leaves it out, saying why.
+TEST(Plugins, BootConsoleHookRunsAsTheLegacyConsoleOnEachProfilesUart) {
+    for (const char* profile : {"grace", "rpi3b"}) {
+        const std::string common = std::string("--profile ") + profile + " --payload-bytes 3000";
+        const nlohmann::json legacy = run_json("boot-console", common + " --variant legacy");
+        const nlohmann::json mine =
+            run_json("boot-console", common + " --plugin " + good + " --variant my-legacy");
+        ASSERT_FALSE(mine.is_null()) << profile;
+        EXPECT_EQ(mine["variant"], "my-legacy");
+        for (const char* k : {"sim_time_ns", "init_ns", "console_probe_ns", "irq_off_max_ns",
+                              "records_printed", "bytes_on_line", "mmio_reads", "mmio_writes", "outcome"})
+            EXPECT_EQ(legacy[k], mine[k]) << profile << " " << k;
+        EXPECT_GT(mine["records_printed"].get<int>(), 10) << profile;
+    }
+    expect_usage_error("run boot-console --profile rpi3b --payload-bytes 3000 --plugin " + good +
+                           " --variant pl011-only",
+                       "no serial8250_write");
+    const result c = run_uartvp("compare boot-console --profile rpi3b --payload-bytes 3000 --plugin " + good +
+                                " --variants legacy,pl011-only");
+    EXPECT_EQ(c.code, 0) << c.err;
+    EXPECT_NE(c.out.find("skipped pl011-only"), std::string::npos) << c.out;
+}
+
 TEST(Plugins, ListShowsPluginVariantsAfterTheBuiltInOnesAndOnlyWhenLoaded) {
     const result plain = run_uartvp("list");
     ASSERT_EQ(plain.code, 0);

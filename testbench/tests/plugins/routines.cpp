@@ -1,8 +1,10 @@
-// A plugin for the tests: routines written as the kernel writes them, a setup, an 8250 console write.
+// A plugin for the tests: routines written as the kernel writes them, a setup, an 8250 console write,
+// boot-console's console writes.
 #include <uartvp/plugin.h>
 
 using namespace uartvp::kapi;
 using namespace uartvp::sw;
+using uartvp::plugin::boot_console_hook;
 using uartvp::plugin::console_8250_hook;
 using uartvp::plugin::earlycon_pl011_hook;
 
@@ -40,4 +42,8 @@ UARTVP_PLUGIN(r) {
     r.add("sbsa-by-setup", "the console write on a port the setup made SBSA",
           earlycon_pl011_hook{pl011_console_write, sbsa_setup});
     r.add("my-putchar", "serial8250_console_write before the FIFO patch", console_8250_hook{putchar_8250});
+    r.add("my-legacy", "the legacy consoles' writes, called through the program's own routines",
+          boot_console_hook{pl011_console_write, serial8250_console_write_v6_14});
+    r.add("pl011-only", "a PL011 console write and none for the 8250",
+          boot_console_hook{pl011_console_write});
 }

@@ -62,6 +62,18 @@ struct console_8250_hook {
     std::function<void(sw::uart_8250_port&)> setup = nullptr;
 };
 
+// boot-console: the real console's write as a legacy console (mainline printk: console_unlock writes
+// each record with IRQs off; the rest of the boot as variant `legacy`), one routine per profile's UART:
+// `pl011_write` on grace (the SBSA PL011 as firmware leaves it, at port.membase), `serial8250_write`
+// on rpi3b (the mini UART's 8250 port: MMIO32, reg-shift 2, UART_CAP_MINI). A profile whose routine is
+// not given refuses the variant (run: exit 2; compare and sweep leave it out, saying why).
+struct boot_console_hook {
+    static constexpr const char* scenario = "boot-console";
+    static constexpr const char* kind = "boot-console/console-write";
+    std::function<void(sw::uart_port&, std::string_view)> pl011_write = nullptr;
+    std::function<void(sw::uart_8250_port&, std::string_view)> serial8250_write = nullptr;
+};
+
 // Where a plugin puts its variants. `add` refuses (throws std::invalid_argument, and the program
 // exits 2) a name that is empty, holds a character other than letters, digits, '-', '_' and '.',
 // is taken already (by a built-in variant or another plugin's), or a hook whose scenario does not exist
