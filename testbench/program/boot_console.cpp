@@ -99,12 +99,19 @@ bool is_rpi(const params& p) {
     return p.uart_model == "mini";
 }
 
-// Grace (seed 001, calibrated): about 47,800 characters logged before "enabled" at 0.3078 s, evenly
-// over the boot so far; 2,000 characters more (assumed) until `Run /init` at 0.63 s. The text is the
-// generated arm64 log without its early console lines.
-boot_plan grace_plan() {
+// A calibrated boot: the generated arm64 log (log_bytes of it) without its early console lines;
+// `backlog` wire characters logged evenly until before_end_ns (the probe's own lines, `probe_lines`
+// characters, are part of it), the probe at probe_ns; 2,000 characters more (assumed), from after_ns
+// after the probe to after_margin_ns before `Run /init` at init_ns; console_init() once about 19 KB are
+// logged (section 10 B), the kthreads ready right after.
+struct calibrated_boot {
+    std::size_t log_bytes, backlog, probe_lines;
+    double before_end_ns, probe_ns, init_ns, after_ns, after_margin_ns;
+};
+
+boot_plan calibrated_plan(const calibrated_boot& b) {
     boot_plan plan;
-    const std::vector<std::string> lines = sw::generate_boot_log(200000);
+    const std::vector<std::string> lines = sw::generate_boot_log(b.log_bytes);
     std::vector<std::string> texts;
     for (const std::string& l : lines) {
         boot_record r = parse_line(l, 0);
@@ -112,12 +119,11 @@ boot_plan grace_plan() {
             continue;
         texts.push_back(r.text);
     }
-    // The probe's own lines (the port report, "enabled") are part of the 47,800.
-    const std::size_t target_before = 47800 - 80 - 52;
+    const std::size_t target_before = b.backlog - b.probe_lines;
     std::size_t i = 0, chars = 0;
     while (i < texts.size() && chars + wire_chars(texts[i]) <= target_before)
         chars += wire_chars(texts[i++]);
-    const double before_end = 300e6, probe = 307.8e6, init = 630e6;
+    const double before_end = b.before_end_ns, probe = b.probe_ns, init = b.init_ns;
     for (std::size_t k = 0; k < i; ++k)
         plan.before.push_back({before_end * static_cast<double>(k) / static_cast<double>(i), texts[k]});
     std::size_t after_chars = 0;
@@ -127,12 +133,12 @@ boot_plan grace_plan() {
         after.push_back(texts[i++]);
     }
     for (std::size_t k = 0; k < after.size(); ++k)
-        plan.after.push_back(
-            {probe + 1e6 + (init - probe - 2e6) * static_cast<double>(k) / static_cast<double>(after.size()),
-             after[k]});
+        plan.after.push_back({probe + b.after_ns +
+                                  (init - probe - b.after_margin_ns) * static_cast<double>(k) /
+                                      static_cast<double>(after.size()),
+                              after[k]});
     plan.probe_at_ns = probe;
     plan.init_at_ns = init;
-    // console_init() once about 19 KB are logged (section 10 B); kthreads ready right after.
     std::size_t c = 0;
     for (std::size_t k = 0; k < plan.before.size(); ++k) {
         c += wire_chars(plan.before[k].text);
@@ -145,52 +151,19 @@ boot_plan grace_plan() {
     return plan;
 }
 
+// Grace (seed 001, calibrated): about 47,800 characters logged before "enabled" at 0.3078 s, evenly
+// over the boot so far (the port report and "enabled", 80 and 52 characters, included); `Run /init`
+// at 0.63 s.
+boot_plan grace_plan() {
+    return calibrated_plan({200000, 47800, 80 + 52, 300e6, 307.8e6, 630e6, 1e6, 2e6});
+}
+
 // Raspberry Pi 3B+ (seed 003, calibrated): the log before the console registers holds about 93,200
 // wire characters, chosen so that the nbcon-atomic replay gives the seed's probe time (8.090 s); logged
 // evenly up to the probe at 0.2947 s (the RFC boot's probe line at 0.302173 s minus its 7479 us);
-// 2,000 characters more (assumed) until `Run /init` at 1.0965 s (the RFC boot's), when the console
-// costs nothing. The text is the generated arm64 log without its early console lines.
+// `Run /init` at 1.0965 s (the RFC boot's), when the console costs nothing.
 boot_plan rpi3b_plan() {
-    boot_plan plan;
-    const std::vector<std::string> lines = sw::generate_boot_log(400000);
-    std::vector<std::string> texts;
-    for (const std::string& l : lines) {
-        boot_record r = parse_line(l, 0);
-        if (r.text.find("earlycon") != std::string::npos || r.text.find("bootconsole") != std::string::npos)
-            continue;
-        texts.push_back(r.text);
-    }
-    // The probe's own lines (the port report, "enabled") are part of the backlog.
-    const std::size_t target_before = rpi3b_backlog_chars - 97 - 50;
-    std::size_t i = 0, chars = 0;
-    while (i < texts.size() && chars + wire_chars(texts[i]) <= target_before)
-        chars += wire_chars(texts[i++]);
-    const double before_end = 294.0e6, probe = 294.694e6, init = 1096.505e6;
-    for (std::size_t k = 0; k < i; ++k)
-        plan.before.push_back({before_end * static_cast<double>(k) / static_cast<double>(i), texts[k]});
-    std::size_t after_chars = 0;
-    std::vector<std::string> after;
-    while (i < texts.size() && after_chars < 2000) {
-        after_chars += wire_chars(texts[i]);
-        after.push_back(texts[i++]);
-    }
-    for (std::size_t k = 0; k < after.size(); ++k)
-        plan.after.push_back(
-            {probe + 8e6 + (init - probe - 10e6) * static_cast<double>(k) / static_cast<double>(after.size()),
-             after[k]});
-    plan.probe_at_ns = probe;
-    plan.init_at_ns = init;
-    // console_init() once about 19 KB are logged (assumed, as on grace); kthreads ready right after.
-    std::size_t c = 0;
-    for (std::size_t k = 0; k < plan.before.size(); ++k) {
-        c += wire_chars(plan.before[k].text);
-        if (c >= 19000) {
-            plan.console_init_at = k + 1;
-            break;
-        }
-    }
-    plan.kthreads_ready_at = plan.console_init_at;
-    return plan;
+    return calibrated_plan({400000, rpi3b_backlog_chars, 97 + 50, 294.0e6, 294.694e6, 1096.505e6, 8e6, 10e6});
 }
 
 // A log of the user's (or generated): each record at its own time; the probe after three quarters
