@@ -12,11 +12,14 @@
 #include <uartvp/uart16550.h>
 
 #include "sim_main.h"
+#include "tlm_payload.h"
 
 using namespace uartvp;
 using namespace sc_core;
 
 namespace {
+
+using uartvp::test::set_access;
 
 constexpr std::uint64_t DR = 0x00, IBRD = 0x24, FBRD = 0x28, LCRH = 0x2C, CR = 0x30;
 constexpr std::uint64_t THR = 0, LCR = 3, SCR = 7;
@@ -28,11 +31,7 @@ template <unsigned W> struct cpu : sc_module {
     tlm::tlm_response_status access(bool write, std::uint64_t addr, std::uint64_t& v, unsigned len) {
         tlm::tlm_generic_payload tx;
         sc_time d = SC_ZERO_TIME;
-        tx.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-        tx.set_address(addr);
-        tx.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
-        tx.set_data_length(len);
-        tx.set_streaming_width(len);
+        set_access(tx, write, addr, v, len);
         tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
         socket->b_transport(tx, d);
         wait(d + sc_time(100, SC_NS));

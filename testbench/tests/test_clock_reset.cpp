@@ -15,11 +15,14 @@
 #include <uartvp/uart16550.h>
 
 #include "sim_main.h"
+#include "tlm_payload.h"
 
 using namespace uartvp;
 using namespace sc_core;
 
 namespace {
+
+using uartvp::test::set_access;
 
 constexpr std::uint64_t DR = 0x00, FR = 0x18, IBRD = 0x24, FBRD = 0x28, LCRH = 0x2C, CR = 0x30;
 constexpr std::uint32_t FR_BUSY = 0x08, FR_TXFE = 0x80;
@@ -32,11 +35,7 @@ struct cpu : sc_module {
     std::uint32_t access(bool write, std::uint64_t addr, std::uint32_t v, unsigned len) {
         tlm::tlm_generic_payload tx;
         sc_time d = SC_ZERO_TIME;
-        tx.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-        tx.set_address(addr);
-        tx.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
-        tx.set_data_length(len);
-        tx.set_streaming_width(len);
+        set_access(tx, write, addr, v, len);
         tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
         socket->b_transport(tx, d);
         EXPECT_TRUE(tx.is_response_ok()) << name() << " " << std::hex << addr;

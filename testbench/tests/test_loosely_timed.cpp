@@ -18,11 +18,14 @@
 #include <uartvp/uart16550.h>
 
 #include "sim_main.h"
+#include "tlm_payload.h"
 
 using namespace uartvp;
 using namespace sc_core;
 
 namespace {
+
+using uartvp::test::set_access;
 
 constexpr std::uint64_t com_base = 0x1000;
 // PL011 registers
@@ -49,11 +52,7 @@ struct qk_cpu : sc_module {
     std::uint32_t access(bool write, std::uint64_t addr, std::uint32_t v, unsigned len) {
         tlm::tlm_generic_payload tx;
         sc_time d = qk.get_local_time();
-        tx.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-        tx.set_address(addr);
-        tx.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
-        tx.set_data_length(len);
-        tx.set_streaming_width(len);
+        set_access(tx, write, addr, v, len);
         tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
         socket->b_transport(tx, d);
         EXPECT_TRUE(tx.is_response_ok()) << name() << " " << std::hex << addr;
@@ -488,11 +487,7 @@ struct method_initiator : sc_module {
     void access(tlm_utils::simple_initiator_socket<method_initiator>& s, std::uint64_t addr, std::uint32_t v,
                 unsigned len, sc_time& local) {
         tlm::tlm_generic_payload tx;
-        tx.set_command(tlm::TLM_WRITE_COMMAND);
-        tx.set_address(addr);
-        tx.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
-        tx.set_data_length(len);
-        tx.set_streaming_width(len);
+        set_access(tx, true, addr, v, len);
         tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
         local += sc_time(1, SC_US);
         s->b_transport(tx, local);
