@@ -16,61 +16,65 @@ unsigned level_bits(unsigned depth) {
         ++b;
     return b;
 }
+
+// Each model's traced signals, listed once: bit(signal, leaf) for lines and flags, level(signal, leaf,
+// depth) for FIFO levels.
+template <class bit_fn, class level_fn>
+void each_signal(const pl011& u, unsigned depth, bit_fn bit, level_fn level) {
+    bit(u.txd, "txd");
+    bit(u.rxd, "rxd");
+    bit(u.irq, "irq");
+    level(u.tx_fifo_level, "tx_fifo_level", depth);
+    level(u.rx_fifo_level, "rx_fifo_level", depth);
+    bit(u.busy, "busy");
+    bit(u.txff, "txff");
+    bit(u.txfe, "txfe");
+    bit(u.rxff, "rxff");
+    bit(u.rxfe, "rxfe");
+}
+
+template <class bit_fn, class level_fn>
+void each_signal(const uart16550& u, unsigned depth, bit_fn bit, level_fn level) {
+    bit(u.txd, "txd");
+    bit(u.rxd, "rxd");
+    bit(u.irq, "irq");
+    level(u.tx_fifo_level, "tx_fifo_level", depth);
+    level(u.rx_fifo_level, "rx_fifo_level", depth);
+    bit(u.thre, "thre");
+    bit(u.temt, "temt");
+    bit(u.dr, "dr");
+    bit(u.fifo_enabled, "fifo_enabled");
+}
+
+template <class uart_t> void trace_to(sc_trace_file* tf, const uart_t& uart, const std::string& name) {
+    const std::string p = name + ".";
+    auto add = [&](const auto& s, const char* leaf, auto...) { sc_trace(tf, s, p + leaf); };
+    each_signal(uart, 0, add, add);
+}
+
+template <class uart_t> void trace_to(vcd_writer& w, const uart_t& uart, unsigned depth) {
+    const std::string p = std::string(uart.name()) + ".";
+    each_signal(
+        uart, depth, [&](const auto& s, const char* leaf) { w.add(s, p + leaf); },
+        [&](const auto& s, const char* leaf, unsigned d) { w.add(s, p + leaf, level_bits(d)); });
+}
+
 } // namespace
 
 void sc_trace(sc_trace_file* tf, const pl011& uart, const std::string& name) {
-    const std::string p = name + ".";
-    sc_trace(tf, uart.txd, p + "txd");
-    sc_trace(tf, uart.rxd, p + "rxd");
-    sc_trace(tf, uart.irq, p + "irq");
-    sc_trace(tf, uart.tx_fifo_level, p + "tx_fifo_level");
-    sc_trace(tf, uart.rx_fifo_level, p + "rx_fifo_level");
-    sc_trace(tf, uart.busy, p + "busy");
-    sc_trace(tf, uart.txff, p + "txff");
-    sc_trace(tf, uart.txfe, p + "txfe");
-    sc_trace(tf, uart.rxff, p + "rxff");
-    sc_trace(tf, uart.rxfe, p + "rxfe");
+    trace_to(tf, uart, name);
 }
 
 void pl011::trace(vcd_writer& w) const {
-    const std::string p = std::string(name()) + ".";
-    w.add(txd, p + "txd");
-    w.add(rxd, p + "rxd");
-    w.add(irq, p + "irq");
-    const unsigned bits = level_bits(m_cfg.fifo_depth);
-    w.add(tx_fifo_level, p + "tx_fifo_level", bits);
-    w.add(rx_fifo_level, p + "rx_fifo_level", bits);
-    w.add(busy, p + "busy");
-    w.add(txff, p + "txff");
-    w.add(txfe, p + "txfe");
-    w.add(rxff, p + "rxff");
-    w.add(rxfe, p + "rxfe");
+    trace_to(w, *this, m_cfg.fifo_depth);
 }
 
 void sc_trace(sc_trace_file* tf, const uart16550& uart, const std::string& name) {
-    const std::string p = name + ".";
-    sc_trace(tf, uart.txd, p + "txd");
-    sc_trace(tf, uart.rxd, p + "rxd");
-    sc_trace(tf, uart.irq, p + "irq");
-    sc_trace(tf, uart.tx_fifo_level, p + "tx_fifo_level");
-    sc_trace(tf, uart.rx_fifo_level, p + "rx_fifo_level");
-    sc_trace(tf, uart.thre, p + "thre");
-    sc_trace(tf, uart.temt, p + "temt");
-    sc_trace(tf, uart.dr, p + "dr");
-    sc_trace(tf, uart.fifo_enabled, p + "fifo_enabled");
+    trace_to(tf, uart, name);
 }
 
 void uart16550::trace(vcd_writer& w) const {
-    const std::string p = std::string(name()) + ".";
-    w.add(txd, p + "txd");
-    w.add(rxd, p + "rxd");
-    w.add(irq, p + "irq");
-    w.add(tx_fifo_level, p + "tx_fifo_level", level_bits(16));
-    w.add(rx_fifo_level, p + "rx_fifo_level", level_bits(16));
-    w.add(thre, p + "thre");
-    w.add(temt, p + "temt");
-    w.add(dr, p + "dr");
-    w.add(fifo_enabled, p + "fifo_enabled");
+    trace_to(w, *this, 16);
 }
 
 } // namespace uartvp
