@@ -76,6 +76,14 @@ TEST(Plugins, BootConsoleHookRunsAsTheLegacyConsoleOnEachProfilesUart) {
             EXPECT_EQ(legacy[k], mine[k]) << profile << " " << k;
         EXPECT_GT(mine["records_printed"].get<int>(), 10) << profile;
     }
+    // The plugin's routine is what runs: one that waits for BUSY after each character reads FR more.
+    const std::string grace = "--profile grace --payload-bytes 3000";
+    const nlohmann::json legacy = run_json("boot-console", grace + " --variant legacy");
+    const nlohmann::json busy =
+        run_json("boot-console", grace + " --plugin " + good + " --variant busy-per-char");
+    EXPECT_EQ(busy["outcome"], "clean");
+    EXPECT_EQ(busy["records_printed"], legacy["records_printed"]);
+    EXPECT_GT(busy["mmio_reads"].get<double>(), legacy["mmio_reads"].get<double>());
     expect_usage_error("run boot-console --profile rpi3b --payload-bytes 3000 --plugin " + good +
                            " --variant pl011-only",
                        "no serial8250_write");

@@ -46,4 +46,6 @@ UARTVP_PLUGIN(r) {
           boot_console_hook{pl011_console_write, serial8250_console_write_v6_14});
     r.add("pl011-only", "a PL011 console write and none for the 8250",
           boot_console_hook{pl011_console_write});
+    r.add("busy-per-char", "pl011_putc v0's BUSY wait after each character as the console write",
+          boot_console_hook{literal_write_v0});
 }
