@@ -51,8 +51,7 @@ void vcd_writer::end_of_elaboration() {
     m_ports.clear();
 }
 
-void vcd_writer::add_var(const std::string& name, unsigned width, const sc_core::sc_event* changed,
-                         std::function<std::uint64_t()> read) {
+std::size_t vcd_writer::new_var(const std::string& name, unsigned width) {
     auto v = std::make_unique<var>();
     v->name = name;
     v->width = width;
@@ -61,9 +60,14 @@ void vcd_writer::add_var(const std::string& name, unsigned width, const sc_core:
         v->id += static_cast<char>('!' + n % 94);
         if (n < 94) break;
     }
-    v->read = std::move(read);
-    const var* raw = v.get();
     m_vars.push_back(std::move(v));
+    return m_vars.size() - 1;
+}
+
+void vcd_writer::add_var(const std::string& name, unsigned width, const sc_core::sc_event* changed,
+                         std::function<std::uint64_t()> read) {
+    var* raw = m_vars[new_var(name, width)].get();
+    raw->read = std::move(read);
     sc_core::sc_spawn_options opt;
     opt.spawn_method();
     opt.set_sensitivity(changed);
@@ -72,16 +76,25 @@ void vcd_writer::add_var(const std::string& name, unsigned width, const sc_core:
 }
 
 std::size_t vcd_writer::add_deferred(const std::string& name, unsigned width, std::uint64_t initial) {
-    auto v = std::make_unique<var>();
-    v->name = name;
-    v->width = width;
-    for (std::size_t n = m_vars.size();; n /= 94) {
-        v->id += static_cast<char>('!' + n % 94);
-        if (n < 94) break;
+    const std::size_t i = new_var(name, width);
+    m_vars[i]->initial = initial;
+    return i;
+}
+
+std::size_t vcd_writer::add_ahead(const std::string& name, unsigned width, std::uint64_t initial) {
+    const std::size_t i = add_deferred(name, width, initial);
+    m_vars[i]->ahead = true;
+    return i;
+}
+
+void vcd_writer::withdraw(std::size_t var, const sc_core::sc_time& from) {
+    const struct var* v = m_vars.at(var).get();
+    const std::uint64_t at = from.value();
+    // The changes still ahead are at the back: a character's worth, or a polling span's.
+    for (auto it = m_held.end(); it != m_held.begin();) {
+        --it;
+        if (it->v == v && it->at >= at) it = m_held.erase(it);
     }
-    v->initial = initial;
-    m_vars.push_back(std::move(v));
-    return m_vars.size() - 1;
 }
 
 std::uint64_t vcd_writer::tick_of(const sc_core::sc_time& t) const {
@@ -108,7 +121,12 @@ std::uint64_t vcd_writer::hold(const sc_core::sc_time& from) {
 }
 
 void vcd_writer::write_at(std::size_t var, const sc_core::sc_time& at, std::uint64_t value) {
-    insert_held(std::max(tick_of(at), m_last_tick), *m_vars.at(var), value);
+    const std::uint64_t tick = tick_of(at);
+    // A time before the last one written is written at that one, after what is there.
+    if (tick < m_last_tick || (tick == m_last_tick && at.value() < m_last_at))
+        insert_held(m_last_tick, m_last_at, *m_vars.at(var), value);
+    else
+        insert_held(tick, at.value(), *m_vars.at(var), value);
     flush_held(false);
 }
 
@@ -117,34 +135,48 @@ void vcd_writer::release(std::uint64_t h) {
     flush_held(false);
 }
 
-// After the held changes of the same time: of two changes at one time, the one given last wins.
-void vcd_writer::insert_held(std::uint64_t tick, const var& v, std::uint64_t value) {
+// In time order (the exact time within a tick), after the held changes of the same time: of two
+// changes at one time, the one given last wins.
+void vcd_writer::insert_held(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value) {
     auto it = m_held.end();
-    while (it != m_held.begin() && std::prev(it)->tick > tick)
+    while (it != m_held.begin() &&
+           (std::prev(it)->tick > tick || (std::prev(it)->tick == tick && std::prev(it)->at > at)))
         --it;
-    m_held.insert(it, held{tick, &v, value});
+    m_held.insert(it, held{tick, at, &v, value});
 }
 
 // Writes the held changes that nothing can precede any more: up to the present, before every open
-// hold (all of them at the end).
+// hold (all of them at the end, but for changes given ahead of a time the run did not reach).
 void vcd_writer::flush_held(bool all) {
-    std::uint64_t limit = tick_of(sc_core::sc_time_stamp()) + 1;
+    const sc_core::sc_time& now = sc_core::sc_time_stamp();
+    const std::uint64_t now_at = now.value();
+    std::uint64_t limit = tick_of(now) + 1;
     if (!all)
         for (const auto& [id, tick] : m_holds)
             limit = std::min(limit, tick);
-    while (!m_held.empty() && (all || m_held.front().tick < limit)) {
-        put(m_held.front().tick, *m_held.front().v, m_held.front().value);
+    while (!m_held.empty()) {
+        const held& h = m_held.front();
+        if (h.at > now_at) {
+            if (!all) break;
+            if (h.v->ahead) {
+                m_held.pop_front();
+                continue;
+            }
+        } else if (!all && h.tick >= limit)
+            break;
+        put(h.tick, h.at, *h.v, h.value);
         m_held.pop_front();
     }
 }
 
-void vcd_writer::put(std::uint64_t tick, const var& v, std::uint64_t value) {
+void vcd_writer::put(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value) {
     if (tick != m_last_tick) {
         m_buf += '#';
         append_number(tick);
         m_buf += '\n';
     }
     m_last_tick = tick;
+    m_last_at = at;
     write_value(v, value);
     if (m_buf.size() >= (std::size_t{1} << 16)) flush_buffer();
 }
@@ -200,6 +232,7 @@ void vcd_writer::start_of_simulation() {
     flush_buffer();
     if (!m_plain_init) m_out << "$end\n";
     m_last_tick = 0;
+    m_last_at = 0;
 }
 
 void vcd_writer::write_value(const var& v, std::uint64_t value) {
@@ -225,9 +258,10 @@ void vcd_writer::write_value(const var& v, std::uint64_t value) {
 }
 
 void vcd_writer::change(const var& v) {
-    const std::uint64_t tick = tick_of(sc_core::sc_time_stamp());
-    if (m_held.empty() && m_holds.empty()) return put(tick, v, v.read());
-    insert_held(tick, v, v.read());
+    const sc_core::sc_time& now = sc_core::sc_time_stamp();
+    const std::uint64_t tick = tick_of(now);
+    if (m_held.empty() && m_holds.empty()) return put(tick, now.value(), v, v.read());
+    insert_held(tick, now.value(), v, v.read());
     flush_held(false);
 }
 

@@ -48,6 +48,12 @@ public:
     // `value` for deferred variable `var` from `at` on (at or after the earliest hold still open).
     void write_at(std::size_t var, const sc_core::sc_time& at, std::uint64_t value);
     void release(std::uint64_t hold);
+    // A variable whose changes are given ahead of their time (write_at with a time still to come), as a
+    // sender reports its line: each is written when its time comes, in time order with the others; one
+    // can be withdrawn until then (withdraw), and those still ahead when the file closes never happened.
+    std::size_t add_ahead(const std::string& name, unsigned width, std::uint64_t initial = 0);
+    // Withdraws the changes of `var` given for `from` or later that are not written yet.
+    void withdraw(std::size_t var, const sc_core::sc_time& from);
     // Write the initial values without a $dumpvars block (for readers that know only value changes).
     void plain_initial_values(bool on) { m_plain_init = on; }
     // Writes a last time stamp and closes the file (also done on destruction); false if a write failed.
@@ -61,9 +67,11 @@ private:
         std::string id;
         std::function<std::uint64_t()> read;
         std::uint64_t initial = 0; // a deferred variable's (read is empty)
+        bool ahead = false;        // given ahead of its time (add_ahead)
     };
     struct held {
         std::uint64_t tick;
+        std::uint64_t at; // the exact time (resolution units): orders changes within a tick
         const var* v;
         std::uint64_t value;
     };
@@ -76,8 +84,9 @@ private:
     std::uint64_t tick_of(const sc_core::sc_time& t) const;
     void append_number(std::uint64_t n);
     void flush_buffer();
-    void put(std::uint64_t tick, const var& v, std::uint64_t value);
-    void insert_held(std::uint64_t tick, const var& v, std::uint64_t value);
+    void put(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value);
+    void insert_held(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value);
+    std::size_t new_var(const std::string& name, unsigned width);
     void flush_held(bool all);
     std::string m_path;
     std::uint64_t m_ts_ps, m_units_per_ps_den, m_units_per_ps_num;
@@ -86,6 +95,7 @@ private:
     bool m_ok = true;
     std::vector<std::unique_ptr<var>> m_vars;
     std::uint64_t m_last_tick = 0;
+    std::uint64_t m_last_at = 0; // the exact time of the last change written
     bool m_plain_init = false;
     std::vector<std::pair<const sc_core::sc_port_base*, std::string>> m_ports;
     std::deque<held> m_held;                        // in time order
