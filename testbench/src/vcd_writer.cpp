@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
+#include <limits>
 #include <map>
 #include <stdexcept>
 
@@ -103,16 +105,10 @@ std::uint64_t vcd_writer::tick_of(const sc_core::sc_time& t) const {
     return (ps + m_ts_ps / 2) / m_ts_ps;
 }
 
-void vcd_writer::append_number(std::uint64_t n) {
-    char digits[20];
-    const auto r = std::to_chars(digits, digits + sizeof digits, n);
-    m_buf.append(digits, r.ptr);
-}
-
 void vcd_writer::flush_buffer() {
-    if (m_buf.empty()) return;
-    m_out.write(m_buf.data(), static_cast<std::streamsize>(m_buf.size()));
-    m_buf.clear();
+    if (m_len == 0) return;
+    m_out.write(m_buf.get(), static_cast<std::streamsize>(m_len));
+    m_len = 0;
 }
 
 std::uint64_t vcd_writer::hold(const sc_core::sc_time& from) {
@@ -124,9 +120,28 @@ void vcd_writer::write_at(std::size_t var, const sc_core::sc_time& at, std::uint
     const std::uint64_t tick = tick_of(at);
     // A time before the last one written is written at that one, after what is there.
     if (tick < m_last_tick || (tick == m_last_tick && at.value() < m_last_at))
-        insert_held(m_last_tick, m_last_at, *m_vars.at(var), value);
+        add_change(m_last_tick, m_last_at, *m_vars.at(var), value, sc_core::sc_time_stamp().value());
     else
-        insert_held(tick, at.value(), *m_vars.at(var), value);
+        add_change(tick, at.value(), *m_vars.at(var), value, sc_core::sc_time_stamp().value());
+}
+
+// A change is written at once where it would be the first held one and due (most are): the same as
+// holding it and writing what is due, without the queue.
+void vcd_writer::add_change(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value,
+                            std::uint64_t now) {
+    if ((m_held.empty() || m_held.front().tick > tick ||
+         (m_held.front().tick == tick && m_held.front().at > at)) &&
+        at <= now) {
+        bool free = true;
+        for (const auto& [id, t] : m_holds)
+            free &= tick < t;
+        if (free) {
+            put(tick, at, v, value);
+            if (!m_held.empty()) flush_held(false);
+            return;
+        }
+    }
+    insert_held(tick, at, v, value);
     flush_held(false);
 }
 
@@ -148,9 +163,12 @@ void vcd_writer::insert_held(std::uint64_t tick, std::uint64_t at, const var& v,
 // Writes the held changes that nothing can precede any more: up to the present, before every open
 // hold (all of them at the end, but for changes given ahead of a time the run did not reach).
 void vcd_writer::flush_held(bool all) {
-    const sc_core::sc_time& now = sc_core::sc_time_stamp();
-    const std::uint64_t now_at = now.value();
-    std::uint64_t limit = tick_of(now) + 1;
+    if (m_held.empty()) return;
+    const std::uint64_t now_at = sc_core::sc_time_stamp().value();
+    if (!all && m_held.front().at > now_at) return; // the usual case: nothing due yet
+    // A change up to the present is due unless a hold before it is open (its tick is at most the
+    // present's, as its time is).
+    std::uint64_t limit = std::numeric_limits<std::uint64_t>::max();
     if (!all)
         for (const auto& [id, tick] : m_holds)
             limit = std::min(limit, tick);
@@ -171,14 +189,16 @@ void vcd_writer::flush_held(bool all) {
 
 void vcd_writer::put(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value) {
     if (tick != m_last_tick) {
-        m_buf += '#';
-        append_number(tick);
-        m_buf += '\n';
+        char* p = m_buf.get() + m_len;
+        *p++ = '#';
+        p = std::to_chars(p, p + 20, tick).ptr;
+        *p++ = '\n';
+        m_len = static_cast<std::size_t>(p - m_buf.get());
     }
     m_last_tick = tick;
     m_last_at = at;
     write_value(v, value);
-    if (m_buf.size() >= (std::size_t{1} << 16)) flush_buffer();
+    if (m_len >= block) flush_buffer();
 }
 
 void vcd_writer::start_of_simulation() {
@@ -227,8 +247,10 @@ void vcd_writer::start_of_simulation() {
     emit(top);
     m_out << "$enddefinitions $end\n#0\n";
     if (!m_plain_init) m_out << "$dumpvars\n";
-    for (const auto& v : m_vars)
+    for (const auto& v : m_vars) {
         write_value(*v, v->read ? v->read() : v->initial);
+        if (m_len >= block) flush_buffer();
+    }
     flush_buffer();
     if (!m_plain_init) m_out << "$end\n";
     m_last_tick = 0;
@@ -236,33 +258,30 @@ void vcd_writer::start_of_simulation() {
 }
 
 void vcd_writer::write_value(const var& v, std::uint64_t value) {
+    char* p = m_buf.get() + m_len;
     if (v.width == 1) {
-        m_buf += value ? '1' : '0';
-        m_buf += v.id;
-        m_buf += '\n';
-        return;
+        *p++ = value ? '1' : '0';
+    } else {
+        if (v.width < 64)
+            value &= (std::uint64_t(1) << v.width) - 1; // a negative int as its two's complement
+        // Binary without leading zeros (at least one digit).
+        const int n = value ? 64 - __builtin_clzll(value) : 1;
+        *p++ = 'b';
+        for (int i = n - 1; i >= 0; --i)
+            *p++ = static_cast<char>('0' + ((value >> i) & 1));
+        *p++ = ' ';
     }
-    if (v.width < 64) value &= (std::uint64_t(1) << v.width) - 1; // a negative int as its two's complement
-    char buf[66];
-    int n = 0;
-    do {
-        buf[n++] = static_cast<char>('0' + (value & 1));
-        value >>= 1;
-    } while (value && n < 64);
-    m_buf += 'b';
-    while (n)
-        m_buf += buf[--n];
-    m_buf += ' ';
-    m_buf += v.id;
-    m_buf += '\n';
+    std::memcpy(p, v.id.data(), v.id.size());
+    p += v.id.size();
+    *p++ = '\n';
+    m_len = static_cast<std::size_t>(p - m_buf.get());
 }
 
 void vcd_writer::change(const var& v) {
     const sc_core::sc_time& now = sc_core::sc_time_stamp();
     const std::uint64_t tick = tick_of(now);
     if (m_held.empty() && m_holds.empty()) return put(tick, now.value(), v, v.read());
-    insert_held(tick, now.value(), v, v.read());
-    flush_held(false);
+    add_change(tick, now.value(), v, v.read(), now.value());
 }
 
 bool vcd_writer::close() {

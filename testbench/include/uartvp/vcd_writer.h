@@ -82,16 +82,21 @@ private:
     void write_value(const var& v, std::uint64_t value);
     void change(const var& v);
     std::uint64_t tick_of(const sc_core::sc_time& t) const;
-    void append_number(std::uint64_t n);
     void flush_buffer();
     void put(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value);
+    void add_change(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value,
+                    std::uint64_t now);
     void insert_held(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value);
     std::size_t new_var(const std::string& name, unsigned width);
     void flush_held(bool all);
     std::string m_path;
     std::uint64_t m_ts_ps, m_units_per_ps_den, m_units_per_ps_num;
     std::ofstream m_out;
-    std::string m_buf; // the changes, written to m_out in large blocks (a stream put per character costs)
+    // The changes, formatted in place and written to m_out in large blocks (a stream or string put per
+    // character costs more than the formatting).
+    static constexpr std::size_t block = std::size_t{1} << 16;
+    std::unique_ptr<char[]> m_buf{new char[block + 256]}; // room for one more change past a block
+    std::size_t m_len = 0;
     bool m_ok = true;
     std::vector<std::unique_ptr<var>> m_vars;
     std::uint64_t m_last_tick = 0;
