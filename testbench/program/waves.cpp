@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <fstream>
 #include <stdexcept>
 
@@ -118,50 +117,6 @@ std::string waves_size_warning(const run_request& rq) {
                        file / 1e9, rq.fst ? "NAME.fst" : "NAME.vcd",
                        rq.fst ? "" : fmt::format("; with --fst about {:.1f} GB", bytes / 8 / 1e9));
 }
-
-// A serial line rebuilt from its sender's reports, as the pin shows it: a change wherever the level
-// differs from the one before, written into each file at its exact time (ahead of it: the writers hold
-// it until the time comes); a level reported inside a character cuts it there.
-class waves::reported : public serial_line_if {
-public:
-    reported(bool initial)
-        : m_base(initial) {}
-    void to(vcd_writer& w, std::size_t var) { m_to.push_back({&w, var}); }
-    void line_char(const serial_char& c) override {
-        forget_past();
-        for (unsigned k = 0; k < c.bits; ++k)
-            edge(c.edge[k], c.level(k));
-    }
-    void line_level(const sc_core::sc_time& t, bool level) override {
-        forget_past();
-        if (!m_edges.empty() && m_edges.back().first >= t) {
-            while (!m_edges.empty() && m_edges.back().first >= t)
-                m_edges.pop_back();
-            for (const auto& [w, var] : m_to)
-                w->withdraw(var, t);
-        }
-        edge(t, level);
-    }
-
-private:
-    // Edges before the present are written: only their level matters.
-    void forget_past() {
-        const sc_core::sc_time& now = sc_core::sc_time_stamp();
-        while (!m_edges.empty() && m_edges.front().first < now) {
-            m_base = m_edges.front().second;
-            m_edges.pop_front();
-        }
-    }
-    void edge(const sc_core::sc_time& t, bool level) {
-        if (level == (m_edges.empty() ? m_base : m_edges.back().second)) return; // changes only
-        m_edges.emplace_back(t, level);
-        for (const auto& [w, var] : m_to)
-            w->write_at(var, t, level ? 1 : 0);
-    }
-    std::vector<std::pair<vcd_writer*, std::size_t>> m_to;
-    std::deque<std::pair<sc_core::sc_time, bool>> m_edges; // given, not yet in the past
-    bool m_base;                                           // the level before them
-};
 
 waves::waves(const std::string& vcd_path, double baud, bool fst) {
     if (const std::string why = waves_path_problem(vcd_path, fst); !why.empty())
@@ -407,10 +362,10 @@ void waves::lines(sc_core::sc_signal_in_if<bool>& txd, sc_core::sc_signal_in_if<
 }
 
 serial_line_if& waves::reported_line(const std::string& name, const std::string& leaf, bool initial) {
-    auto r = std::make_unique<reported>(initial);
-    r->to(*m_vcd_writer, m_vcd_writer->add_ahead(name, 1, initial ? 1 : 0));
+    auto r = std::make_unique<vcd_line_reader>(initial);
+    r->add_to(*m_vcd_writer, name);
     add(f_bit, name);
-    r->to(*m_lines, m_lines->add_ahead(leaf, initial));
+    m_lines->add(*r, leaf);
     m_reported.push_back(std::move(r));
     return *m_reported.back();
 }

@@ -86,7 +86,6 @@ public:
                    const sc_core::sc_time& end, std::uint64_t reads) override;
 
 private:
-    class reported; // a serial_line_if that writes the line's edges into both files
     void add(const std::string& flags, const std::string& signal);
     void core_group(cpu::machine& m, cpu::core& c, const std::string& group);
     std::uint64_t task_value(unsigned cpu, int index);
@@ -95,7 +94,7 @@ private:
     std::unique_ptr<vcd_writer> m_vcd_writer;
     std::unique_ptr<lines_vcd> m_lines;
     std::vector<std::string> m_save;
-    std::vector<std::unique_ptr<reported>> m_reported;
+    std::vector<std::unique_ptr<vcd_line_reader>> m_reported; // lines from reports
     bool m_done = false;
     double m_baud = 115200;
     bool m_fst = false;

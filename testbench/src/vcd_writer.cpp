@@ -131,7 +131,7 @@ void vcd_writer::add_change(std::uint64_t tick, std::uint64_t at, const var& v, 
                             std::uint64_t now) {
     if ((m_held.empty() || m_held.front().tick > tick ||
          (m_held.front().tick == tick && m_held.front().at > at)) &&
-        at <= now) {
+        (at < now || (at == now && !v.ahead))) {
         bool free = true;
         for (const auto& [id, t] : m_holds)
             free &= tick < t;
@@ -165,7 +165,10 @@ void vcd_writer::insert_held(std::uint64_t tick, std::uint64_t at, const var& v,
 void vcd_writer::flush_held(bool all) {
     if (m_held.empty()) return;
     const std::uint64_t now_at = sc_core::sc_time_stamp().value();
-    if (!all && m_held.front().at > now_at) return; // the usual case: nothing due yet
+    // Due: a change before the present, or at it but for one given ahead, which a report at this
+    // instant may still withdraw (a level given twice at one time: the last is the line's).
+    const auto due = [now_at](const held& h) { return h.at < now_at || (h.at == now_at && !h.v->ahead); };
+    if (!all && !due(m_held.front())) return; // the usual case: nothing due yet
     // A change up to the present is due unless a hold before it is open (its tick is at most the
     // present's, as its time is).
     std::uint64_t limit = std::numeric_limits<std::uint64_t>::max();
@@ -174,9 +177,9 @@ void vcd_writer::flush_held(bool all) {
             limit = std::min(limit, tick);
     while (!m_held.empty()) {
         const held& h = m_held.front();
-        if (h.at > now_at) {
+        if (!due(h)) {
             if (!all) break;
-            if (h.v->ahead) {
+            if (h.at > now_at && h.v->ahead) {
                 m_held.pop_front();
                 continue;
             }
@@ -295,6 +298,51 @@ bool vcd_writer::close() {
     m_out.close();
     m_ok = !m_out.fail();
     return m_ok;
+}
+
+void vcd_line_reader::add_to(vcd_writer& w, const std::string& name) {
+    m_to.emplace_back(&w, w.add_ahead(name, 1, m_initial ? 1 : 0));
+}
+
+void vcd_line_reader::line_char(const serial_char& c) {
+    forget_past();
+    for (unsigned k = 0; k < c.bits; ++k)
+        edge(c.edge[k], c.level(k));
+}
+
+void vcd_line_reader::line_level(const sc_core::sc_time& t, bool level) {
+    forget_past();
+    // Inside a character reported before: its changes from t on never reach the line.
+    if (!m_edges.empty() && m_edges.back().first >= t) {
+        while (!m_edges.empty() && m_edges.back().first >= t)
+            m_edges.pop_back();
+        for (const auto& [w, var] : m_to)
+            w->withdraw(var, t);
+    }
+    edge(t, level);
+}
+
+// Changes before the present are written: only the level they leave matters.
+void vcd_line_reader::forget_past() {
+    const sc_core::sc_time& now = sc_core::sc_time_stamp();
+    while (!m_edges.empty() && m_edges.front().first < now) {
+        m_base = m_edges.front().second;
+        m_edges.pop_front();
+    }
+}
+
+void vcd_line_reader::edge(const sc_core::sc_time& t, bool level) {
+    // A level for the instant of the last change replaces it (a break ending where a start bit
+    // begins: the pin never rises).
+    if (!m_edges.empty() && m_edges.back().first == t) {
+        m_edges.pop_back();
+        for (const auto& [w, var] : m_to)
+            w->withdraw(var, t);
+    }
+    if (level == (m_edges.empty() ? m_base : m_edges.back().second)) return; // the pin shows changes only
+    m_edges.emplace_back(t, level);
+    for (const auto& [w, var] : m_to)
+        w->write_at(var, t, level ? 1 : 0);
 }
 
 } // namespace uartvp

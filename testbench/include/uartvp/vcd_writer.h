@@ -14,6 +14,8 @@
 
 #include <systemc>
 
+#include <uartvp/serial_line.h>
+
 namespace uartvp {
 
 class vcd_writer : public sc_core::sc_module {
@@ -106,6 +108,31 @@ private:
     std::deque<held> m_held;                        // in time order
     std::map<std::uint64_t, std::uint64_t> m_holds; // handle -> tick
     std::uint64_t m_next_hold = 0;
+};
+
+// A serial line written from its sender's character reports (serial_line_if) instead of a pin: hand it
+// to the sender (pl011::report_line, or any UART reporting its line that way), which then need not
+// drive its TX pin edge by edge, and each file it is added to gets the changes the pin would show,
+// byte for byte: every level change at its exact time (written when that time comes, so in time order
+// with the other signals' changes; at one time, before the changes of signals written after the pin),
+// a level reported inside a character cutting it there, nothing the run did not reach.
+class vcd_line_reader : public serial_line_if {
+public:
+    explicit vcd_line_reader(bool initial = true)
+        : m_base(initial) {}
+    // Adds the line to `w` as a variable `name` of its own (before the simulation starts).
+    void add_to(vcd_writer& w, const std::string& name);
+    void line_char(const serial_char& c) override;
+    void line_level(const sc_core::sc_time& t, bool level) override;
+    bool initial() const { return m_initial; }
+
+private:
+    void forget_past();
+    void edge(const sc_core::sc_time& t, bool level);
+    std::vector<std::pair<vcd_writer*, std::size_t>> m_to;
+    std::deque<std::pair<sc_core::sc_time, bool>> m_edges; // given, not yet in the past
+    bool m_base;                                           // the level before them
+    bool m_initial = m_base;
 };
 
 } // namespace uartvp
