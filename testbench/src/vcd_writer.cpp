@@ -93,9 +93,14 @@ void vcd_writer::withdraw(std::size_t var, const sc_core::sc_time& from) {
     const struct var* v = m_vars.at(var).get();
     const std::uint64_t at = from.value();
     // The changes still ahead are at the back: a character's worth, or a polling span's.
-    for (auto it = m_held.end(); it != m_held.begin();) {
-        --it;
-        if (it->v == v && it->at >= at) it = m_held.erase(it);
+    auto& q = m_held.q;
+    for (std::size_t i = q.size(); i > m_held.head;) {
+        --i;
+        if (q[i].v == v && q[i].at >= at) q.erase(q.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    if (m_held.empty()) {
+        q.clear();
+        m_held.head = 0;
     }
 }
 
@@ -153,11 +158,14 @@ void vcd_writer::release(std::uint64_t h) {
 // In time order (the exact time within a tick), after the held changes of the same time: of two
 // changes at one time, the one given last wins.
 void vcd_writer::insert_held(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value) {
-    auto it = m_held.end();
-    while (it != m_held.begin() &&
-           (std::prev(it)->tick > tick || (std::prev(it)->tick == tick && std::prev(it)->at > at)))
-        --it;
-    m_held.insert(it, held{tick, at, &v, value});
+    auto& q = m_held.q;
+    std::size_t i = q.size();
+    while (i > m_held.head && (q[i - 1].tick > tick || (q[i - 1].tick == tick && q[i - 1].at > at)))
+        --i;
+    if (i == m_held.head && i > 0)
+        q[--m_held.head] = held{tick, at, &v, value}; // before the others, in the room written ones left
+    else
+        q.insert(q.begin() + static_cast<std::ptrdiff_t>(i), held{tick, at, &v, value});
 }
 
 // Writes the held changes that nothing can precede any more: up to the present, before every open
@@ -194,7 +202,30 @@ void vcd_writer::put(std::uint64_t tick, std::uint64_t at, const var& v, std::ui
     if (tick != m_last_tick) {
         char* p = m_buf.get() + m_len;
         *p++ = '#';
-        p = std::to_chars(p, p + 20, tick).ptr;
+        if (tick < 100'000'000) {
+            p = std::to_chars(p, p + 20, tick).ptr;
+        } else {
+            // Digits above the last eight change about once per 100 us at 1 ps: kept, and the last
+            // eight written in pairs (a division per pair of a 13-digit number costs here).
+            const std::uint64_t hi = tick / 100'000'000;
+            auto lo = static_cast<std::uint32_t>(tick % 100'000'000);
+            if (hi != m_ts_hi || m_ts_hi_len == 0) {
+                m_ts_hi = hi;
+                m_ts_hi_len = static_cast<unsigned>(
+                    std::to_chars(m_ts_hi_digits, m_ts_hi_digits + 20, hi).ptr - m_ts_hi_digits);
+            }
+            std::memcpy(p, m_ts_hi_digits, m_ts_hi_len);
+            p += m_ts_hi_len;
+            static constexpr char pairs[] =
+                "00010203040506070809101112131415161718192021222324252627282930313233343536"
+                "37383940414243444546474849505152535455565758596061626364656667686970717273"
+                "7475767778798081828384858687888990919293949596979899";
+            for (int k = 3; k >= 0; --k) {
+                std::memcpy(p + 2 * k, pairs + 2 * (lo % 100), 2);
+                lo /= 100;
+            }
+            p += 8;
+        }
         *p++ = '\n';
         m_len = static_cast<std::size_t>(p - m_buf.get());
     }

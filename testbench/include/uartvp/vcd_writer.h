@@ -99,13 +99,32 @@ private:
     static constexpr std::size_t block = std::size_t{1} << 16;
     std::unique_ptr<char[]> m_buf{new char[block + 256]}; // room for one more change past a block
     std::size_t m_len = 0;
+    std::uint64_t m_ts_hi = 0; // a time stamp's digits above the last eight, formatted once
+    char m_ts_hi_digits[20];
+    unsigned m_ts_hi_len = 0;
     bool m_ok = true;
     std::vector<std::unique_ptr<var>> m_vars;
     std::uint64_t m_last_tick = 0;
     std::uint64_t m_last_at = 0; // the exact time of the last change written
     bool m_plain_init = false;
     std::vector<std::pair<const sc_core::sc_port_base*, std::string>> m_ports;
-    std::deque<held> m_held;                        // in time order
+    // The held changes in time order: a vector read from m_head on (a deque's insertion and paging
+    // cost more than these few changes need), compacted once most of it has been written.
+    struct held_queue {
+        std::vector<held> q;
+        std::size_t head = 0;
+        bool empty() const { return head == q.size(); }
+        const held& front() const { return q[head]; }
+        void pop_front() {
+            if (++head == q.size()) {
+                q.clear();
+                head = 0;
+            } else if (head >= 4096 && head * 2 >= q.size()) {
+                q.erase(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(head));
+                head = 0;
+            }
+        }
+    } m_held;
     std::map<std::uint64_t, std::uint64_t> m_holds; // handle -> tick
     std::uint64_t m_next_hold = 0;
 };
