@@ -108,7 +108,7 @@ private:
     std::uint64_t m_last_at = 0; // the exact time of the last change written
     bool m_plain_init = false;
     std::vector<std::pair<const sc_core::sc_port_base*, std::string>> m_ports;
-    // The held changes in time order: a vector read from m_head on (a deque's insertion and paging
+    // The held changes in time order: a vector read from `head` on (a deque's insertion and paging
     // cost more than these few changes need), compacted once most of it has been written.
     struct held_queue {
         std::vector<held> q;
