@@ -184,6 +184,42 @@ TEST_P(ConsoleModes, FastGivesTheSameResultsAsReference) {
     check_modes("console-8250", variant, profile, "--payload-bytes 700" + loss);
 }
 
+// Fast mode takes the 16550's line as characters too; UARTVP_LINE=pins decodes the pin instead. The
+// same JSON both ways (every figure but wall time and the host's counts, transactions included), and
+// the 16550 steps through fewer times per character without the TXD edges.
+void check_console_line_both_ways(const std::string& args) {
+    const nlohmann::json chars = run_json("console-8250", args);
+    setenv("UARTVP_LINE", "pins", 1);
+    const nlohmann::json pins = run_json("console-8250", args);
+    unsetenv("UARTVP_LINE");
+    ASSERT_FALSE(chars.is_null());
+    EXPECT_EQ(simulated(chars), simulated(pins))
+        << args << "\nchars: " << simulated(chars).dump() << "\npins: " << simulated(pins).dump();
+    EXPECT_EQ(chars["transactions"], pins["transactions"]) << args;
+    // Where most bytes are lost the line is mostly idle: fewer steps, not a third fewer.
+    const double lossless = chars["lost_bytes"].get<double>() == 0 ? 1.5 : 1.0;
+    EXPECT_LT(chars["host"]["time_steps"].get<double>() * lossless, pins["host"]["time_steps"].get<double>())
+        << args;
+}
+
+TEST_P(ConsoleModes, LineAsCharactersGivesTheSameResultsAsThePin) {
+    const auto [variant, profile] = GetParam();
+    const std::string loss = std::string(variant) == "fifo-before-init" ? " --expect-loss" : "";
+    check_console_line_both_ways(std::string("--variant ") + variant + " --profile " + profile +
+                                 " --payload-bytes 700" + loss);
+}
+
+// Other frames (5 data bits send 1.5 stop bits, parity), and a reset that cuts a frame on the line.
+TEST(ConsoleModes, LineAsCharactersGivesTheSameResultsAsThePin_FramesAndReset) {
+    for (const char* frame : {"5N2", "7E2", "8O1", "6M1"})
+        check_console_line_both_ways(
+            std::string("--variant fifo --profile pc --payload-bytes 500 --set frame=") + frame);
+    check_console_line_both_ways(
+        "--variant putchar --profile soc --payload-bytes 500 --set reset_after_write=1 --expect-loss");
+    check_console_line_both_ways("--variant fifo --profile pc --payload-bytes 500 --set reset_after_write=1 "
+                                 "--set frame=7E2 --expect-loss");
+}
+
 INSTANTIATE_TEST_SUITE_P(AllVariantsAndProfiles, ConsoleModes,
                          ::testing::Combine(::testing::ValuesIn(console_variants),
                                             ::testing::ValuesIn(console_profiles)),
