@@ -282,6 +282,22 @@ INSTANTIATE_TEST_SUITE_P(AllVariantsAndProfiles, BootModes,
                                             ::testing::ValuesIn(boot_profiles)),
                          params_name());
 
+// rpi3b's mini UART reports its line as characters in fast mode too: the same results as on the pin.
+TEST(BootModes, Rpi3bLineAsCharactersGivesTheSameResultsAsThePin) {
+    for (const char* v : {"legacy", "nbcon-atomic", "merged"}) {
+        const std::string args = std::string("--variant ") + v + " --profile rpi3b --payload-bytes 3000";
+        const nlohmann::json chars = run_json("boot-console", args);
+        setenv("UARTVP_LINE", "pins", 1);
+        const nlohmann::json pins = run_json("boot-console", args);
+        unsetenv("UARTVP_LINE");
+        ASSERT_FALSE(chars.is_null());
+        EXPECT_EQ(simulated(chars), simulated(pins)) << args;
+        EXPECT_EQ(chars["transactions"], pins["transactions"]) << args;
+        EXPECT_LT(chars["host"]["time_steps"].get<double>(), pins["host"]["time_steps"].get<double>())
+            << args;
+    }
+}
+
 // boot-console with the earlycon as a boot console from the first record (the real console then skips
 // the replay), and with console_loglevel keeping records off the console.
 TEST(BootModes, FastGivesTheSameResultsAsReference_EarlyconAndLoglevel) {
