@@ -34,7 +34,10 @@ struct serial_char {
 
 // What a reader of the line implements. Reports come in time order, each at or before the time it
 // describes (a character may be reported before its start: up to one clock period of its sender for
-// the PL011, up to a bit time after the write that sent it for the 16550).
+// the PL011, up to a bit time after the write that sent it for the 16550, and a loosely timed sender
+// reports from an access's local time, up to a quantum ahead). What a reader decides ahead of time on
+// a reported change (a frame starts there) it must decide again if a later report changes the line at
+// or before that change.
 class serial_line_if {
 public:
     virtual ~serial_line_if() = default;
