@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <stdexcept>
 
@@ -270,7 +271,8 @@ public:
     bool timed_out = false;
     sc_event boot_done;
 
-    boot_platform(const sc_module_name& name, const params& p)
+    // `pins`: waves record TXD, which the mini UART then drives edge by edge.
+    boot_platform(const sc_module_name& name, const params& p, bool pins = false)
         : sc_module(name)
         , kernel("kernel", p.cores, boot_timing(p), boot_kernel(p))
         , bus("bus")
@@ -286,7 +288,15 @@ public:
             c.clock_hz = p.uartclk_hz;
             c.reg_shift = 2;
             c.reg_io_width = 4;
+            // The line as characters in fast mode (unless UARTVP_LINE=pins), as console-8250 has it.
+            const char* line = std::getenv("UARTVP_LINE");
+            const bool chars = !p.reference && !(line && std::string(line) == "pins");
+            c.txd_edges = !chars || pins;
             mini = std::make_unique<uart16550>("uart0", c);
+            if (chars) {
+                mini->report_line(monitor);
+                monitor.take_characters(true);
+            }
             bus.map(mini->bus, p.uart_base, mini->map_size(), "uart0");
             mini->txd(txd);
             mini->irq(irq);
@@ -512,7 +522,7 @@ run_result run_boot_console(const run_request& rq) {
         calibrated || !rq.payload ? (rpi ? rpi3b_plan() : grace_plan()) : payload_plan(*rq.payload);
     std::unique_ptr<waves> w;
     if (!rq.vcd.empty()) w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud), rq.fst);
-    boot_platform soc("soc", p);
+    boot_platform soc("soc", p, w != nullptr);
     if (w) soc.add_waves(*w);
     const std::unique_ptr<timeline> tl = make_timeline(rq);
     if (tl) {

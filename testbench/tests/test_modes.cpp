@@ -197,6 +197,62 @@ TEST_P(ConsoleModes, FastGivesTheSameResultsAsReference) {
     check_modes("console-8250", variant, profile, "--payload-bytes 700" + loss);
 }
 
+// Fast mode takes the 16550's line as characters too; UARTVP_LINE=pins decodes the pin instead. The
+// same JSON both ways (every figure but wall time and the host's counts, transactions included), and
+// the 16550 steps through fewer times per character without the TXD edges.
+void check_console_line_both_ways(const std::string& args) {
+    const nlohmann::json chars = run_json("console-8250", args);
+    setenv("UARTVP_LINE", "pins", 1);
+    const nlohmann::json pins = run_json("console-8250", args);
+    unsetenv("UARTVP_LINE");
+    ASSERT_FALSE(chars.is_null());
+    EXPECT_EQ(simulated(chars), simulated(pins))
+        << args << "\nchars: " << simulated(chars).dump() << "\npins: " << simulated(pins).dump();
+    EXPECT_EQ(chars["transactions"], pins["transactions"]) << args;
+    // Where most bytes are lost the line is mostly idle: fewer steps, not a third fewer.
+    const double lossless = chars["lost_bytes"].get<double>() == 0 ? 1.5 : 1.0;
+    EXPECT_LT(chars["host"]["time_steps"].get<double>() * lossless, pins["host"]["time_steps"].get<double>())
+        << args;
+}
+
+TEST_P(ConsoleModes, LineAsCharactersGivesTheSameResultsAsThePin) {
+    const auto [variant, profile] = GetParam();
+    const std::string loss = std::string(variant) == "fifo-before-init" ? " --expect-loss" : "";
+    check_console_line_both_ways(std::string("--variant ") + variant + " --profile " + profile +
+                                 " --payload-bytes 700" + loss);
+}
+
+// Other frames (5 data bits send 1.5 stop bits, parity), and a reset that cuts a frame on the line.
+TEST(ConsoleModes, LineAsCharactersGivesTheSameResultsAsThePin_FramesAndReset) {
+    for (const char* frame : {"5N2", "7E2", "8O1", "6M1"})
+        check_console_line_both_ways(
+            std::string("--variant fifo --profile pc --payload-bytes 500 --set frame=") + frame);
+    check_console_line_both_ways(
+        "--variant putchar --profile soc --payload-bytes 500 --set reset_after_write=1 --expect-loss");
+    check_console_line_both_ways("--variant fifo --profile pc --payload-bytes 500 --set reset_after_write=1 "
+                                 "--set frame=7E2 --expect-loss");
+}
+
+// With --vcd the 16550 drives TXD edge by edge while the monitor takes the reported characters: the
+// waves byte for byte those of a run that decodes the pin.
+TEST(ConsoleModes, WavesWithTheLineAsCharactersAreThoseOfThePin) {
+    const std::string dir = make_tmpdir();
+    const std::string args = "run console-8250 --variant fifo --profile pc --payload-bytes 600 --set "
+                             "reset_after_write=1 --expect-loss --vcd ";
+    const result chars = run_uartvp(args + dir + "/chars.vcd");
+    setenv("UARTVP_LINE", "pins", 1);
+    const result pins = run_uartvp(args + dir + "/pins.vcd");
+    unsetenv("UARTVP_LINE");
+    ASSERT_EQ(chars.code, 0) << chars.err;
+    ASSERT_EQ(pins.code, 0) << pins.err;
+    for (const char* f : {".vcd", ".lines.vcd"}) {
+        const std::string a = slurp(dir + "/chars" + f), b = slurp(dir + "/pins" + f);
+        EXPECT_GT(a.size(), 1000u) << f;
+        EXPECT_TRUE(a == b) << f << " differs between the line as characters and the pin";
+    }
+    remove_dir(dir);
+}
+
 INSTANTIATE_TEST_SUITE_P(AllVariantsAndProfiles, ConsoleModes,
                          ::testing::Combine(::testing::ValuesIn(console_variants),
                                             ::testing::ValuesIn(console_profiles)),
@@ -258,6 +314,22 @@ INSTANTIATE_TEST_SUITE_P(AllVariantsAndProfiles, BootModes,
                          ::testing::Combine(::testing::ValuesIn(boot_variants),
                                             ::testing::ValuesIn(boot_profiles)),
                          params_name());
+
+// rpi3b's mini UART reports its line as characters in fast mode too: the same results as on the pin.
+TEST(BootModes, Rpi3bLineAsCharactersGivesTheSameResultsAsThePin) {
+    for (const char* v : {"legacy", "nbcon-atomic", "merged"}) {
+        const std::string args = std::string("--variant ") + v + " --profile rpi3b --payload-bytes 3000";
+        const nlohmann::json chars = run_json("boot-console", args);
+        setenv("UARTVP_LINE", "pins", 1);
+        const nlohmann::json pins = run_json("boot-console", args);
+        unsetenv("UARTVP_LINE");
+        ASSERT_FALSE(chars.is_null());
+        EXPECT_EQ(simulated(chars), simulated(pins)) << args;
+        EXPECT_EQ(chars["transactions"], pins["transactions"]) << args;
+        EXPECT_LT(chars["host"]["time_steps"].get<double>(), pins["host"]["time_steps"].get<double>())
+            << args;
+    }
+}
 
 // boot-console with the earlycon as a boot console from the first record (the real console then skips
 // the replay), and with console_loglevel keeping records off the console.
