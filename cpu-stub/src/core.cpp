@@ -629,8 +629,10 @@ core::poll_result core::poll(std::uint64_t addr, unsigned size,
         } else {
             // The read the last one's promise still covers (the first of a loop after another on the
             // same register, say) needs no transaction; the others ask for the bits the loop tests.
+            // (The limit's last read returns its value, whatever keep() says.)
             bool synced = false;
-            if (!read_from_standing(addr, size, bits, &keep, v, &promise, synced)) {
+            const bool last = max_reads && reads + 1 == max_reads;
+            if (!read_from_standing(addr, size, bits, last ? nullptr : &keep, v, &promise, synced)) {
                 promise.mask = bits;
                 v = read(addr, size, &promise, &target_bound, synced);
                 remember(addr, size, v, promise, target_bound);

@@ -246,6 +246,44 @@ TEST(Pl011Promise, NamedBusyHoldsUntilTheCharacterEndsAcrossAChangeOfTxfe) {
     EXPECT_TRUE(done);
 }
 
+// The 16550: a read naming LSR.THRE is promised THRE clear until the FIFO's last byte moves to the
+// shifter, across LSR.DR rising as a received character completes (no RXD edge after its stop bit
+// began), where the whole value's promise ends.
+TEST(Uart16550Promise, NamedThreHoldsAcrossAReceivedCharacter) {
+    UARTVP_SIM_TEST();
+    com_bench t("t", uart16550_config{}, baud, 0, 1);
+    bool done = false;
+    t.body_a = [&](com_bench& x) {
+        com_setup(x.a);
+        const sc_time t0 = sc_time_stamp() + sc_time(1, SC_US);
+        x.inj.send("r", t0); // its stop bit begins 78.1 us later: RXD's last edge
+        wait(t0 + sc_time(79, SC_US) - sc_time_stamp());
+        x.a.wr(THR, 'a', 1); // to the shifter at once
+        x.a.wr(THR, 'b', 1); // waits in the FIFO: THRE clear until 'a' ends
+        read_promise whole, thre;
+        thre.mask = LSR_THRE;
+        const std::uint8_t lsr_whole = static_cast<std::uint8_t>(x.a.rd(LSR, 1, &whole));
+        const std::uint8_t lsr_thre = static_cast<std::uint8_t>(x.a.rd(LSR, 1, &thre));
+        ASSERT_TRUE(whole.valid && thre.valid);
+        EXPECT_FALSE(lsr_whole & LSR_DR);
+        EXPECT_FALSE(lsr_thre & LSR_THRE);
+        EXPECT_EQ(whole.held, 0u);
+        EXPECT_EQ(thre.held, LSR_THRE);
+        EXPECT_LT(whole.until, t0 + sc_time(88, SC_US)) << "DR rises within the stop bit";
+        EXPECT_GT(thre.until, t0 + sc_time(79 + 86, SC_US)) << "'a' takes 86.8 us";
+        wait(t0 + sc_time(90, SC_US) - sc_time_stamp());
+        const std::uint8_t mid = static_cast<std::uint8_t>(x.a.dbg(LSR, 1));
+        EXPECT_TRUE(mid & LSR_DR) << "the unnamed bit changed";
+        EXPECT_FALSE(mid & LSR_THRE);
+        EXPECT_FALSE(thre.broken_already());
+        wait(thre.until - sc_time_stamp());
+        EXPECT_TRUE(x.a.dbg(LSR, 1) & LSR_THRE) << "THRE rises where the promise ends";
+        done = true;
+    };
+    sc_start(sc_time(1, SC_MS));
+    EXPECT_TRUE(done);
+}
+
 TEST(Uart16550Promise, RbrLsrAndMsrReadsByAnotherInitiatorBreakPromises) {
     UARTVP_SIM_TEST();
     com_bench t("t", uart16550_config{}, baud, 0, 1);

@@ -120,7 +120,7 @@ void run_script(const std::vector<op>& ops, op_log& out) {
             writeb(static_cast<std::uint8_t>('A' + o.arg % 26), pl_base + DR);
             note(0);
             break;
-        // Half the loops name the bits they test (the PL011 may promise those for longer).
+        // Half the loops name the bits they test (the UARTs may promise those for longer).
         case op_kind::pl_wait_not_busy:
             note(spin_while(
                 readl, pl_base + FR, [](std::uint32_t v) { return (v & FR_BUSY) != 0; },
@@ -164,11 +164,14 @@ void run_script(const std::vector<op>& ops, op_log& out) {
             note(3);
             break;
         case op_kind::com_wait_thre:
-            note(spin_while(inb, com_port + LSR, [](std::uint32_t v) { return !(v & LSR_THRE); }));
+            note(spin_while(
+                inb, com_port + LSR, [](std::uint32_t v) { return !(v & LSR_THRE); },
+                o.arg & 1 ? LSR_THRE : 0));
             break;
         case op_kind::com_poll_dr: {
             note_poll(poll_udelay(
-                inb, com_port + LSR, [](std::uint32_t v) { return !(v & LSR_DR); }, 10 + o.arg % 100, 0));
+                inb, com_port + LSR, [](std::uint32_t v) { return !(v & LSR_DR); }, 10 + o.arg % 100, 0,
+                o.arg & 1 ? LSR_DR : 0));
             break;
         }
         case op_kind::com_read_rbr:

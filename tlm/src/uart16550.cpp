@@ -307,7 +307,9 @@ public:
                 *whole = e;
                 whole_found = true;
             }
-            if ((now_v ^ v) & m) return e;
+            // Past a change of other bits the read may gain a side effect (LSR's error bits, cleared
+            // by reading): no promise covers such a read.
+            if (((now_v ^ v) & m) || (mask && c.read_has_side_effect(idx))) return e;
         }
         if (!whole_found) *whole = c.now();
         return c.now();

@@ -283,7 +283,8 @@ private:
     };
     // A read answered from a standing promise, if one covers it (see read()): `bits` the bits the
     // caller tests, `keep` (if given) the loop's condition, which a promise of some bits only must
-    // find true (the read that ends a loop returns its whole value). On success `v` and `p` (if
+    // find true (the read that ends a loop returns its whole value; null for a read whose value is
+    // returned whatever keep() says, the last a loop's limit allows). On success `v` and `p` (if
     // given) are the value and the promise; `synced` tells whether the core synchronised on the way.
     bool read_from_standing(std::uint64_t addr, unsigned size, std::uint32_t bits,
                             const std::function<bool(std::uint32_t)>* keep, std::uint32_t& v, read_promise* p,
