@@ -9,7 +9,8 @@
 // how many edges until the next Baud16 enable (`b16_wait`), the fractional accumulator and the latched
 // divisor (`b16_acc`, `baud_div`), how many Baud16 enables until one at which more than counters
 // change (`ev_ticks`), one that can change an output (`out_ticks`) or a register's value
-// (`reg_ticks`), whether the receiver is in a character past its start bit's decision (`rx_busy`), how
+// (`reg_ticks`) or can let FR.BUSY fall (`busy_ticks`: the end of the character in the shifter, or of
+// the one the next enable starts), whether the receiver is in a character past its start bit's decision (`rx_busy`), how
 // many enables a start bit seen now takes to the first that can change an output (`rx_frame_ticks`),
 // whether the input synchronisers have settled (`synced`) and further edges change nothing but the
 // free-running divider (`quiet`); and inputs that let one edge stand for many: `fast_fwd` counts it as
@@ -160,6 +161,7 @@ module pl011 #(
     output logic [7:0]  ev_ticks,
     output logic [7:0]  out_ticks, // Baud16 enables until one that can change an output
     output logic [7:0]  reg_ticks, // Baud16 enables until one that can change a register's value
+    output logic [7:0]  busy_ticks, // Baud16 enables until one at which FR.BUSY can fall, while it is set
     output logic        rx_busy,   // the receiver is in a character past its start bit's decision
     output logic [7:0]  rx_frame_ticks, // from a start bit seen now, enables to the first that can change an output
     output logic        synced,    // the input registers and modem change detector hold their inputs
@@ -751,6 +753,12 @@ module pl011 #(
     assign ev_ticks = !live ? 8'd0 : nearest(tx_ev, rx_ev, rt_ev);
     assign out_ticks = !live ? 8'd0 : nearest(tx_ev, rx_out, rt_ev);
     assign reg_ticks = !live ? 8'd0 : nearest(tx_reg, rx_reg, rt_ev);
+    // BUSY falls only where a character ends with nothing left to start: no earlier than the end of the
+    // one in the shifter, or of the one the next enable starts (a whole frame at today's LCR_H; with a
+    // divisor waiting to be latched only that start counts, as the frame's rate is not yet known).
+    wire [9:0] tx_frame_ticks = {2'b0, tx_nbits, 4'b0};
+    wire [9:0] busy_ev = tx_active ? tx_reg : !tx_can_start ? NEVER : div_pend ? 10'd1 : tx_frame_ticks + 10'd1;
+    assign busy_ticks = !live ? 8'd0 : nearest(busy_ev, NEVER, NEVER);
     assign rx_busy = rx_active && rx_bit != 4'd0;
     assign rx_frame_ticks = rx_frame;
     assign synced = in_s1 == in_raw && in_s2 == in_s1 && clr_q == {rxdmaclr, txdmaclr} && ms_q == ms;

@@ -5,7 +5,9 @@ namespace uartvp::sw {
 using namespace kapi;
 
 // Polling loops are written `spin_while(readl, addr, cond)`: the kernel's
-// `while (cond(readl(addr))) cpu_relax();` as one operation of the CPU stub (see kapi::spin_while);
+// `while (cond(readl(addr))) cpu_relax();` as one operation of the CPU stub (see kapi::spin_while),
+// naming the FR bits cond tests (the PL011 promises BUSY set until the character ends, not to the
+// next register change);
 // v0-literal keeps the kernel's loops as they are.
 
 void uart_console_write(uart_port& port, std::string_view s, putchar_fn putchar) {
@@ -27,11 +29,13 @@ void pl011_write(std::uint32_t val, const uart_port& port, std::uint32_t reg) {
 }
 
 // while (keep(pl011_read(port, REG_FR))) cpu_relax();
-static void pl011_spin_while_fr(uart_port& port, const std::function<bool(std::uint32_t)>& keep) {
+// `bits`: the FR bits `keep` tests.
+static void pl011_spin_while_fr(uart_port& port, const std::function<bool(std::uint32_t)>& keep,
+                                std::uint32_t bits) {
     if (port.iotype32)
-        spin_while(readl, port.membase + UART01x_FR, keep);
+        spin_while(readl, port.membase + UART01x_FR, keep, bits);
     else
-        spin_while(readw, port.membase + UART01x_FR, keep);
+        spin_while(readw, port.membase + UART01x_FR, keep, bits);
 }
 
 // earlycon stores DR with an 8-bit write unless mmio32, and reads FR with 32-bit loads.
@@ -43,9 +47,13 @@ static void pl011_early_write_dr(uart_port& port, unsigned char c) {
 }
 
 void pl011_putc_v0(uart_port& port, unsigned char c) {
-    spin_while(readl, port.membase + UART01x_FR, [](std::uint32_t fr) { return fr & UART01x_FR_TXFF; });
+    spin_while(
+        readl, port.membase + UART01x_FR, [](std::uint32_t fr) { return fr & UART01x_FR_TXFF; },
+        UART01x_FR_TXFF);
     pl011_early_write_dr(port, c);
-    spin_while(readl, port.membase + UART01x_FR, [](std::uint32_t fr) { return fr & UART01x_FR_BUSY; });
+    spin_while(
+        readl, port.membase + UART01x_FR, [](std::uint32_t fr) { return fr & UART01x_FR_BUSY; },
+        UART01x_FR_BUSY);
 }
 
 void pl011_putc_v0_literal(uart_port& port, unsigned char c) {
@@ -57,14 +65,20 @@ void pl011_putc_v0_literal(uart_port& port, unsigned char c) {
 }
 
 void pl011_putc_v1(uart_port& port, unsigned char c) {
-    spin_while(readl, port.membase + UART01x_FR, [](std::uint32_t fr) { return fr & UART01x_FR_TXFF; });
+    spin_while(
+        readl, port.membase + UART01x_FR, [](std::uint32_t fr) { return fr & UART01x_FR_TXFF; },
+        UART01x_FR_TXFF);
     pl011_early_write_dr(port, c);
 }
 
 void qdf2400_e44_putc(uart_port& port, unsigned char c) {
-    spin_while(readl, port.membase + UART01x_FR, [](std::uint32_t fr) { return fr & UART01x_FR_TXFF; });
+    spin_while(
+        readl, port.membase + UART01x_FR, [](std::uint32_t fr) { return fr & UART01x_FR_TXFF; },
+        UART01x_FR_TXFF);
     writel(c, port.membase + UART01x_DR);
-    spin_while(readl, port.membase + UART01x_FR, [](std::uint32_t fr) { return !(fr & UART011_FR_TXFE); });
+    spin_while(
+        readl, port.membase + UART01x_FR, [](std::uint32_t fr) { return !(fr & UART011_FR_TXFE); },
+        UART011_FR_TXFE);
 }
 
 void pl011_early_write_v0(uart_port& port, std::string_view s) {
@@ -79,7 +93,9 @@ void pl011_early_write_v1(uart_port& port, std::string_view s) {
 
 void pl011_early_write_v2(uart_port& port, std::string_view s) {
     uart_console_write(port, s, pl011_putc_v1);
-    spin_while(readl, port.membase + UART01x_FR, [](std::uint32_t fr) { return fr & UART01x_FR_BUSY; });
+    spin_while(
+        readl, port.membase + UART01x_FR, [](std::uint32_t fr) { return fr & UART01x_FR_BUSY; },
+        UART01x_FR_BUSY);
 }
 
 void qdf2400_e44_early_write(uart_port& port, std::string_view s) {
@@ -87,7 +103,8 @@ void qdf2400_e44_early_write(uart_port& port, std::string_view s) {
 }
 
 void pl011_console_putchar(uart_port& port, unsigned char c) {
-    pl011_spin_while_fr(port, [](std::uint32_t fr) { return fr & UART01x_FR_TXFF; });
+    pl011_spin_while_fr(
+        port, [](std::uint32_t fr) { return fr & UART01x_FR_TXFF; }, UART01x_FR_TXFF);
     pl011_write(c, port, UART01x_DR);
 }
 
@@ -110,7 +127,8 @@ void pl011_console_write(uart_port& port, std::string_view s) {
 
     // Wait for the transmitter to become empty, FR bits inverted where an erratum needs it, then
     // restore CR.
-    pl011_spin_while_fr(port, [&vendor](std::uint32_t fr) { return (fr ^ vendor.inv_fr) & vendor.fr_busy; });
+    pl011_spin_while_fr(
+        port, [&vendor](std::uint32_t fr) { return (fr ^ vendor.inv_fr) & vendor.fr_busy; }, vendor.fr_busy);
     if (!vendor.always_enabled) pl011_write(old_cr, port, UART011_CR);
     spin_unlock(port.lock);
     local_irq_restore(flags);

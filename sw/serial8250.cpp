@@ -17,29 +17,29 @@ std::uint8_t serial_in(uart_8250_port& up, unsigned offset) {
 
 // A polling loop on one register through the port's accessor, as one operation of the CPU stub:
 //     for (n = 1;; ++n) { v = serial_in(up, offset); if (!keep(v) || n == max_reads) break; udelay(us); }
-// (max_reads 0 and us 0: no limit, cpu_relax() between reads).
+// (max_reads 0 and us 0: no limit, cpu_relax() between reads). `bits`: the bits keep() tests (0: any).
 static poll_result serial_in_poll(uart_8250_port& up, unsigned offset,
                                   const std::function<bool(std::uint32_t)>& keep, unsigned long max_reads,
-                                  unsigned long us) {
+                                  unsigned long us, std::uint32_t bits = 0) {
     const iomem mem = up.membase + (offset << up.regshift);
     const auto port = static_cast<std::uint16_t>(up.iobase + offset);
     if (us == 0 && max_reads == 0) {
         switch (up.iotype) {
         case upio::port:
-            return {spin_while(inb, port, keep), 0, false};
+            return {spin_while(inb, port, keep, bits), 0, false};
         case upio::mem:
-            return {spin_while(readb, mem, keep), 0, false};
+            return {spin_while(readb, mem, keep, bits), 0, false};
         default:
-            return {spin_while(readl, mem, keep), 0, false};
+            return {spin_while(readl, mem, keep, bits), 0, false};
         }
     }
     switch (up.iotype) {
     case upio::port:
-        return poll_udelay(inb, port, keep, max_reads, us);
+        return poll_udelay(inb, port, keep, max_reads, us, bits);
     case upio::mem:
-        return poll_udelay(readb, mem, keep, max_reads, us);
+        return poll_udelay(readb, mem, keep, max_reads, us, bits);
     default:
-        return poll_udelay(readl, mem, keep, max_reads, us);
+        return poll_udelay(readl, mem, keep, max_reads, us, bits);
     }
 }
 
@@ -67,7 +67,7 @@ void uart_console_write(uart_8250_port& up, std::string_view s, putchar_8250_fn 
 bool wait_for_lsr(uart_8250_port& up, std::uint8_t bits) {
     // Wait up to 10 ms for the character(s) to be sent: up to 10000 reads of LSR, udelay(1) between.
     const poll_result r = serial_in_poll(
-        up, UART_LSR, [bits](std::uint32_t lsr) { return (lsr & bits) != bits; }, 10000, 1);
+        up, UART_LSR, [bits](std::uint32_t lsr) { return (lsr & bits) != bits; }, 10000, 1, bits);
     if (r.timed_out) {
         ++up.lsr_timeouts;
         return false;
@@ -224,7 +224,7 @@ void serial_putc(uart_8250_port& up, unsigned char c) {
     serial_out(up, UART_TX, c);
     auto tx_busy = [](std::uint32_t lsr) { return (lsr & UART_LSR_BOTH_EMPTY) != UART_LSR_BOTH_EMPTY; };
     // for (;;) { if (!tx_busy(serial_in(up, UART_LSR))) break; cpu_relax(); }
-    serial_in_poll(up, UART_LSR, tx_busy, 0, 0);
+    serial_in_poll(up, UART_LSR, tx_busy, 0, 0, UART_LSR_BOTH_EMPTY);
 }
 
 void early_serial8250_write(uart_8250_port& up, std::string_view s) {

@@ -486,7 +486,7 @@ void core::remember(std::uint64_t addr, unsigned size, std::uint32_t v, const re
         s = &m_standing[m_standing_next];
         m_standing_next = (m_standing_next + 1) % standing_slots;
     }
-    *s = {addr, size, v, p.until, read_part, p.breaks, p.breaks_at_promise};
+    *s = {addr, size, v, p.until, read_part, p.breaks, p.breaks_at_promise, p.held, p};
 }
 
 // A read the standing promise of an earlier read covers returns that read's value if nothing broke the
@@ -501,7 +501,8 @@ void core::remember(std::uint64_t addr, unsigned size, std::uint32_t v, const re
 std::uint32_t core::read(std::uint64_t addr, unsigned size) {
     if (!m_collapse) return read(addr, size, nullptr, nullptr);
     bool synced = false;
-    if (standing_promise* s = standing(addr, size); s && s->holds() && m_time < s->until) {
+    // The hot path of literal loops, inline: a standing promise of the whole value, nothing due.
+    if (standing_promise* s = standing(addr, size); s && s->held == 0 && s->holds() && m_time < s->until) {
         if (m_time.value() > m_ahead_mark) m_ahead_mark = sc_time_stamp().value() + m_max_ahead;
         if (!m_traced && m_time.value() <= m_ahead_mark && quiet_before(m_time)) {
             if (m_accesses_observed) tell_access(addr, false, m_time, m_time + s->read_part);
@@ -510,22 +511,42 @@ std::uint32_t core::read(std::uint64_t addr, unsigned size) {
             ++m_cur_stats->mmio_reads;
             return s->value;
         }
+    }
+    std::uint32_t v = 0;
+    if (read_from_standing(addr, size, 0, nullptr, v, nullptr, synced)) return v;
+    read_promise promise;
+    bool target_bound = false;
+    v = read(addr, size, &promise, &target_bound, synced);
+    remember(addr, size, v, promise, target_bound);
+    return v;
+}
+
+bool core::read_from_standing(std::uint64_t addr, unsigned size, std::uint32_t bits,
+                              const std::function<bool(std::uint32_t)>* keep, std::uint32_t& v,
+                              read_promise* p, bool& synced) {
+    // A promise of some bits only answers a read whose value the loop does not return.
+    auto covered = [&](const standing_promise* s) {
+        return s && s->holds() && m_time < s->until && s->covers(bits) &&
+               (s->held == 0 || (keep && (*keep)(s->value)));
+    };
+    standing_promise* s = standing(addr, size);
+    if (!covered(s)) return false;
+    if (m_time.value() > m_ahead_mark) m_ahead_mark = sc_time_stamp().value() + m_max_ahead;
+    if (!m_traced && m_time.value() <= m_ahead_mark && quiet_before(m_time)) {
+        if (m_accesses_observed) tell_access(addr, false, m_time, m_time + s->read_part);
+    } else {
         sync(); // interrupts may be taken here: they may do accesses of their own (and reuse s)
         synced = true;
         s = standing(addr, size);
-        if (s && s->holds() && m_time < s->until && !sc_pending_activity_at_current_time()) {
-            if (m_traced || m_accesses_observed) show_access(addr, false, s->read_part);
-            m_time += s->read_part;
-            ++m_promised_reads;
-            ++stats_of_current().mmio_reads;
-            return s->value;
-        }
+        if (!covered(s) || sc_pending_activity_at_current_time()) return false;
+        if (m_traced || m_accesses_observed) show_access(addr, false, s->read_part);
     }
-    read_promise promise;
-    bool target_bound = false;
-    const std::uint32_t v = read(addr, size, &promise, &target_bound, synced);
-    remember(addr, size, v, promise, target_bound);
-    return v;
+    m_time += s->read_part;
+    ++m_promised_reads;
+    ++m_cur_stats->mmio_reads;
+    v = s->value;
+    if (p) *p = s->promise;
+    return true;
 }
 
 // Holds one nesting level's payload for the duration of an access.
@@ -588,13 +609,13 @@ std::uint32_t core::read(std::uint64_t addr, unsigned size, read_promise* promis
 }
 
 std::uint32_t core::spin_read_while(std::uint64_t addr, unsigned size,
-                                    const std::function<bool(std::uint32_t)>& keep) {
-    return poll(addr, size, keep, 0, SC_ZERO_TIME).value;
+                                    const std::function<bool(std::uint32_t)>& keep, std::uint32_t bits) {
+    return poll(addr, size, keep, 0, SC_ZERO_TIME, bits).value;
 }
 
 core::poll_result core::poll(std::uint64_t addr, unsigned size,
                              const std::function<bool(std::uint32_t)>& keep, std::uint64_t max_reads,
-                             const sc_time& delay) {
+                             const sc_time& delay, std::uint32_t bits) {
     const bool relaxing = delay == SC_ZERO_TIME; // cpu_relax() between reads, else udelay
     const sc_time read_part = m_timing.cycles(m_timing.call_cycles) + m_timing.cost_for(addr).read;
     const sc_time per = read_part + (relaxing ? m_timing.cycles(m_timing.cpu_relax_cycles) : delay);
@@ -602,7 +623,21 @@ core::poll_result core::poll(std::uint64_t addr, unsigned size,
     for (;;) {
         read_promise promise;
         bool target_bound = false;
-        const std::uint32_t v = read(addr, size, m_collapse ? &promise : nullptr, &target_bound);
+        std::uint32_t v = 0;
+        if (!m_collapse) {
+            v = read(addr, size, nullptr, &target_bound);
+        } else {
+            // The read the last one's promise still covers (the first of a loop after another on the
+            // same register, say) needs no transaction; the others ask for the bits the loop tests.
+            // (The limit's last read returns its value, whatever keep() says.)
+            bool synced = false;
+            const bool last = max_reads && reads + 1 == max_reads;
+            if (!read_from_standing(addr, size, bits, last ? nullptr : &keep, v, &promise, synced)) {
+                promise.mask = bits;
+                v = read(addr, size, &promise, &target_bound, synced);
+                remember(addr, size, v, promise, target_bound);
+            }
+        }
         ++reads;
         if (!keep(v)) return {v, reads, false};
         if (max_reads && reads == max_reads) return {v, reads, true};
@@ -620,9 +655,12 @@ core::poll_result core::poll(std::uint64_t addr, unsigned size,
             continue;
         const std::uint64_t p = per.value(), start = m_time.value();
         const std::uint64_t left = max_reads ? max_reads - reads : ~std::uint64_t(0);
-        std::uint64_t n = promise.until == sc_max_time() ? left : (promise.until.value() - start + p - 1) / p;
-        n = std::min(n, left);
-        if (n != ~std::uint64_t(0)) --n; // the last read before `until` (or the limit) is real
+        // The reads issued before `until` are counted, and the one after them (at or after `until`)
+        // is real; within the limit, its last read is real (its value is returned).
+        const std::uint64_t before =
+            promise.until == sc_max_time() ? ~std::uint64_t(0) : (promise.until.value() - start + p - 1) / p;
+        std::uint64_t n = before;
+        if (left <= before) n = left == ~std::uint64_t(0) ? left : left - 1;
         if (n == 0) continue;
         if (promise.broken_already()) continue; // another initiator's access right after this read
         const bool interruptible = m_irq_enabled && m_hardirq_depth == 0 && m_source && exposed();

@@ -37,42 +37,43 @@ void cpu_relax() {
     core::current().relax();
 }
 
-std::uint32_t spin_while(std::uint32_t (*)(iomem), iomem addr,
-                         const std::function<bool(std::uint32_t)>& keep) {
-    return core::current().spin_read_while(addr, 4, keep);
+std::uint32_t spin_while(std::uint32_t (*)(iomem), iomem addr, const std::function<bool(std::uint32_t)>& keep,
+                         std::uint32_t bits) {
+    return core::current().spin_read_while(addr, 4, keep, bits);
 }
-std::uint16_t spin_while(std::uint16_t (*)(iomem), iomem addr,
-                         const std::function<bool(std::uint32_t)>& keep) {
-    return static_cast<std::uint16_t>(core::current().spin_read_while(addr, 2, keep));
+std::uint16_t spin_while(std::uint16_t (*)(iomem), iomem addr, const std::function<bool(std::uint32_t)>& keep,
+                         std::uint32_t bits) {
+    return static_cast<std::uint16_t>(core::current().spin_read_while(addr, 2, keep, bits));
 }
-std::uint8_t spin_while(std::uint8_t (*)(iomem), iomem addr, const std::function<bool(std::uint32_t)>& keep) {
-    return static_cast<std::uint8_t>(core::current().spin_read_while(addr, 1, keep));
+std::uint8_t spin_while(std::uint8_t (*)(iomem), iomem addr, const std::function<bool(std::uint32_t)>& keep,
+                        std::uint32_t bits) {
+    return static_cast<std::uint8_t>(core::current().spin_read_while(addr, 1, keep, bits));
 }
 
 std::uint8_t spin_while(std::uint8_t (*)(std::uint16_t), std::uint16_t port,
-                        const std::function<bool(std::uint32_t)>& keep) {
+                        const std::function<bool(std::uint32_t)>& keep, std::uint32_t bits) {
     core& c = core::current();
-    return static_cast<std::uint8_t>(c.spin_read_while(c.timing().io_base + port, 1, keep));
+    return static_cast<std::uint8_t>(c.spin_read_while(c.timing().io_base + port, 1, keep, bits));
 }
 
 static poll_result poll_at(std::uint64_t addr, unsigned size, const std::function<bool(std::uint32_t)>& keep,
-                           unsigned long max_reads, unsigned long us) {
+                           unsigned long max_reads, unsigned long us, std::uint32_t bits) {
     const auto r = core::current().poll(addr, size, keep, max_reads,
-                                        sc_core::sc_time(static_cast<double>(us), sc_core::SC_US));
+                                        sc_core::sc_time(static_cast<double>(us), sc_core::SC_US), bits);
     return {r.value, static_cast<unsigned long>(r.reads), r.timed_out};
 }
 poll_result poll_udelay(std::uint8_t (*)(iomem), iomem addr, const std::function<bool(std::uint32_t)>& keep,
-                        unsigned long max_reads, unsigned long us) {
-    return poll_at(addr, 1, keep, max_reads, us);
+                        unsigned long max_reads, unsigned long us, std::uint32_t bits) {
+    return poll_at(addr, 1, keep, max_reads, us, bits);
 }
 poll_result poll_udelay(std::uint32_t (*)(iomem), iomem addr, const std::function<bool(std::uint32_t)>& keep,
-                        unsigned long max_reads, unsigned long us) {
-    return poll_at(addr, 4, keep, max_reads, us);
+                        unsigned long max_reads, unsigned long us, std::uint32_t bits) {
+    return poll_at(addr, 4, keep, max_reads, us, bits);
 }
 poll_result poll_udelay(std::uint8_t (*)(std::uint16_t), std::uint16_t port,
                         const std::function<bool(std::uint32_t)>& keep, unsigned long max_reads,
-                        unsigned long us) {
-    return poll_at(core::current().timing().io_base + port, 1, keep, max_reads, us);
+                        unsigned long us, std::uint32_t bits) {
+    return poll_at(core::current().timing().io_base + port, 1, keep, max_reads, us, bits);
 }
 
 void udelay(unsigned long us) {

@@ -24,9 +24,9 @@ void pl011_console_wait_not_busy(uart_port& port) {
     const vendor_data& v = vendor_of(port);
     const auto busy = [&v](std::uint32_t fr) { return ((fr ^ v.inv_fr) & v.fr_busy) != 0; };
     if (port.iotype32)
-        spin_while(readl, port.membase + UART01x_FR, busy);
+        spin_while(readl, port.membase + UART01x_FR, busy, v.fr_busy);
     else
-        spin_while(readw, port.membase + UART01x_FR, busy);
+        spin_while(readw, port.membase + UART01x_FR, busy, v.fr_busy);
 }
 
 } // namespace

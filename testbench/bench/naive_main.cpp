@@ -42,7 +42,7 @@ struct naive_pl011 : sc_module {
     sc_signal<std::uint32_t> rdata{"rdata"}, tx_level{"tx_level"}, rx_level{"rx_level"}, flags{"flags"},
         fast_fwd{"fast_fwd", 0}, skip_ticks{"skip_ticks", 0}, b16_wait{"b16_wait"}, b16_acc{"b16_acc"},
         baud_div{"baud_div"}, ev_ticks{"ev_ticks"}, out_ticks{"out_ticks"}, reg_ticks{"reg_ticks"},
-        div_cnt{"div_cnt", 0}, div_acc{"div_acc", 0};
+        busy_ticks{"busy_ticks"}, div_cnt{"div_cnt", 0}, div_acc{"div_acc", 0};
     // The line as characters: unused here (TXD pin by pin).
     sc_signal<bool> txd_unseen{"txd_unseen", false}, tx_started{"tx_started"}, tx_in_char{"tx_in_char"};
     sc_signal<std::uint32_t> tx_line_bits{"tx_line_bits"}, tx_bits_left{"tx_bits_left"},
@@ -60,6 +60,7 @@ struct naive_pl011 : sc_module {
         rtl.nout1(nout1), rtl.nout2(nout2), rtl.intr(intr), rtl.tx_level(tx_level), rtl.rx_level(rx_level);
         rtl.flags(flags), rtl.fast_fwd(fast_fwd), rtl.skip_ticks(skip_ticks), rtl.b16_wait(b16_wait);
         rtl.b16_acc(b16_acc), rtl.baud_div(baud_div), rtl.ev_ticks(ev_ticks), rtl.reg_ticks(reg_ticks);
+        rtl.busy_ticks(busy_ticks);
         rtl.synced(synced), rtl.quiet(quiet), rtl.div_load(div_load), rtl.div_cnt(div_cnt),
             rtl.div_acc(div_acc), rtl.rxd_load(rxd_load), rtl.out_ticks(out_ticks), rtl.rx_busy(rx_busy),
             rtl.rx_frame_ticks(rx_frame_ticks);

@@ -32,12 +32,13 @@ module pl011_netlist_tb;
     // Every output, in port order: {rdata, rd_err, wr_err, txd, nrts, ndtr, nout1, nout2, intr,
     // txdmasreq, txdmabreq, rxdmasreq, rxdmabreq, tx_level, rx_level, flags, b16_wait, b16_acc, baud_div,
     // ev_ticks, out_ticks, reg_ticks, rx_busy, rx_frame_ticks, synced, quiet, tx_started, tx_line_bits,
-    // tx_bits_left, tx_in_char, tx_format}.
-    localparam integer OW = 167;
+    // tx_bits_left, tx_in_char, tx_format, busy_ticks}.
+    localparam integer OW = 175;
     wire [OW-1:0] o_rtl, o_net;
 
 `define PL011_PORTS(o) \
         .clk(clk), .rst_n(rst_n), .sel(sel), .write(write), .addr(addr), .strb(strb), .wdata(wdata), \
+        .busy_ticks(o[174:167]), \
         .tx_format(o[166:163]), .tx_started(o[162]), .tx_line_bits(o[161:150]), .tx_bits_left(o[149:146]), .tx_in_char(o[145]), \
         .txd_unseen(txd_unseen), \
         .rdata(o[144:113]), .rd_err(o[112]), .wr_err(o[111]), .txd(o[110]), .rxd(rxd), .ncts(ncts), \

@@ -194,6 +194,96 @@ TEST(Pl011Promise, DrReadByAnotherInitiatorBreaksAPromiseOnFr) {
     EXPECT_TRUE(done);
 }
 
+// A read that names FR.BUSY is promised BUSY until the character ends, across TXFE rising as the
+// character moves to the shifter (a bit it did not name), where the whole value's promise ends; a
+// write breaks it, and bits of the receiver named with it get no more than the whole value's promise.
+TEST(Pl011Promise, NamedBusyHoldsUntilTheCharacterEndsAcrossAChangeOfTxfe) {
+    UARTVP_SIM_TEST();
+    pl011_bench t("t", pl011_config{}, baud, 0, 1);
+    bool done = false;
+    t.body_a = [&](pl011_bench& x) {
+        pl011_setup(x.a);
+        wait(sc_time(10, SC_US));
+        x.a.wr(DR, 'x');
+        read_promise whole, busy;
+        busy.mask = FR_BUSY;
+        const std::uint32_t fr_whole = x.a.rd(FR, 4, &whole);
+        const sc_time busy_read = sc_time_stamp();
+        const std::uint32_t fr_busy = x.a.rd(FR, 4, &busy);
+        ASSERT_TRUE(whole.valid && busy.valid);
+        EXPECT_EQ(whole.held, 0u) << "nothing named: the whole value";
+        EXPECT_EQ(busy.held, FR_BUSY);
+        EXPECT_TRUE(fr_whole & FR_BUSY);
+        EXPECT_TRUE(fr_busy & FR_BUSY);
+        EXPECT_FALSE(fr_busy & FR_TXFE) << "the character still waits in the FIFO";
+        // 8N1 at 115200 baud: 86.8 us from the next Baud16 enable (at most 0.55 us away).
+        EXPECT_LT(whole.until, busy_read + sc_time(1, SC_US)) << "TXFE rises at the next enable";
+        EXPECT_GE(busy.until, busy_read + sc_time(86, SC_US));
+        EXPECT_LE(busy.until, busy_read + sc_time(88, SC_US));
+        wait(sc_time(40, SC_US));
+        const std::uint32_t mid = x.a.dbg(FR);
+        EXPECT_TRUE(mid & FR_TXFE) << "the unnamed bit changed";
+        EXPECT_TRUE(mid & FR_BUSY);
+        EXPECT_FALSE(busy.broken_already()) << "no access, no input change: the promise holds";
+        // BUSY holds right up to the promise's end, and falls there (a lone character: the bound is tight).
+        wait(busy.until - sc_time(1, SC_NS) - sc_time_stamp());
+        EXPECT_TRUE(x.a.dbg(FR) & FR_BUSY);
+        wait(sc_time(1, SC_NS));
+        EXPECT_FALSE(x.a.dbg(FR) & FR_BUSY);
+        // A write breaks a named promise; a receiver bit named with BUSY gets the whole value's.
+        x.a.wr(DR, 'y');
+        read_promise again, with_rx;
+        again.mask = FR_BUSY;
+        with_rx.mask = FR_BUSY | FR_RXFE;
+        EXPECT_TRUE(x.a.rd(FR, 4, &again) & FR_BUSY);
+        EXPECT_TRUE(x.a.rd(FR, 4, &with_rx) & FR_BUSY);
+        EXPECT_EQ(with_rx.held, 0u);
+        x.b.wr(DR, 'z');
+        EXPECT_TRUE(again.broken_already()) << "another initiator's write";
+        done = true;
+    };
+    sc_start(sc_time(1, SC_MS));
+    EXPECT_TRUE(done);
+}
+
+// The 16550: a read naming LSR.THRE is promised THRE clear until the FIFO's last byte moves to the
+// shifter, across LSR.DR rising as a received character completes (no RXD edge after its stop bit
+// began), where the whole value's promise ends.
+TEST(Uart16550Promise, NamedThreHoldsAcrossAReceivedCharacter) {
+    UARTVP_SIM_TEST();
+    com_bench t("t", uart16550_config{}, baud, 0, 1);
+    bool done = false;
+    t.body_a = [&](com_bench& x) {
+        com_setup(x.a);
+        const sc_time t0 = sc_time_stamp() + sc_time(1, SC_US);
+        x.inj.send("r", t0); // its stop bit begins 78.1 us later: RXD's last edge
+        wait(t0 + sc_time(79, SC_US) - sc_time_stamp());
+        x.a.wr(THR, 'a', 1); // to the shifter at once
+        x.a.wr(THR, 'b', 1); // waits in the FIFO: THRE clear until 'a' ends
+        read_promise whole, thre;
+        thre.mask = LSR_THRE;
+        const std::uint8_t lsr_whole = static_cast<std::uint8_t>(x.a.rd(LSR, 1, &whole));
+        const std::uint8_t lsr_thre = static_cast<std::uint8_t>(x.a.rd(LSR, 1, &thre));
+        ASSERT_TRUE(whole.valid && thre.valid);
+        EXPECT_FALSE(lsr_whole & LSR_DR);
+        EXPECT_FALSE(lsr_thre & LSR_THRE);
+        EXPECT_EQ(whole.held, 0u);
+        EXPECT_EQ(thre.held, LSR_THRE);
+        EXPECT_LT(whole.until, t0 + sc_time(88, SC_US)) << "DR rises within the stop bit";
+        EXPECT_GT(thre.until, t0 + sc_time(79 + 86, SC_US)) << "'a' takes 86.8 us";
+        wait(t0 + sc_time(90, SC_US) - sc_time_stamp());
+        const std::uint8_t mid = static_cast<std::uint8_t>(x.a.dbg(LSR, 1));
+        EXPECT_TRUE(mid & LSR_DR) << "the unnamed bit changed";
+        EXPECT_FALSE(mid & LSR_THRE);
+        EXPECT_FALSE(thre.broken_already());
+        wait(thre.until - sc_time_stamp());
+        EXPECT_TRUE(x.a.dbg(LSR, 1) & LSR_THRE) << "THRE rises where the promise ends";
+        done = true;
+    };
+    sc_start(sc_time(1, SC_MS));
+    EXPECT_TRUE(done);
+}
+
 TEST(Uart16550Promise, RbrLsrAndMsrReadsByAnotherInitiatorBreakPromises) {
     UARTVP_SIM_TEST();
     com_bench t("t", uart16550_config{}, baud, 0, 1);

@@ -120,16 +120,21 @@ void run_script(const std::vector<op>& ops, op_log& out) {
             writeb(static_cast<std::uint8_t>('A' + o.arg % 26), pl_base + DR);
             note(0);
             break;
+        // Half the loops name the bits they test (the UARTs may promise those for longer).
         case op_kind::pl_wait_not_busy:
-            note(spin_while(readl, pl_base + FR, [](std::uint32_t v) { return (v & FR_BUSY) != 0; }));
+            note(spin_while(
+                readl, pl_base + FR, [](std::uint32_t v) { return (v & FR_BUSY) != 0; },
+                o.arg & 1 ? FR_BUSY : 0));
             break;
         case op_kind::pl_wait_not_full:
-            note(spin_while(readl, pl_base + FR, [](std::uint32_t v) { return (v & FR_TXFF) != 0; }));
+            note(spin_while(
+                readl, pl_base + FR, [](std::uint32_t v) { return (v & FR_TXFF) != 0; },
+                o.arg & 1 ? FR_TXFF : 0));
             break;
         case op_kind::pl_poll_rx: {
             note_poll(poll_udelay(
-                readl, pl_base + FR, [](std::uint32_t v) { return (v & FR_RXFE) != 0; }, 20 + o.arg % 200,
-                0));
+                readl, pl_base + FR, [](std::uint32_t v) { return (v & FR_RXFE) != 0; }, 20 + o.arg % 200, 0,
+                o.arg & 1 ? FR_RXFE : 0));
             break;
         }
         case op_kind::pl_read_dr:
@@ -159,11 +164,14 @@ void run_script(const std::vector<op>& ops, op_log& out) {
             note(3);
             break;
         case op_kind::com_wait_thre:
-            note(spin_while(inb, com_port + LSR, [](std::uint32_t v) { return !(v & LSR_THRE); }));
+            note(spin_while(
+                inb, com_port + LSR, [](std::uint32_t v) { return !(v & LSR_THRE); },
+                o.arg & 1 ? LSR_THRE : 0));
             break;
         case op_kind::com_poll_dr: {
             note_poll(poll_udelay(
-                inb, com_port + LSR, [](std::uint32_t v) { return !(v & LSR_DR); }, 10 + o.arg % 100, 0));
+                inb, com_port + LSR, [](std::uint32_t v) { return !(v & LSR_DR); }, 10 + o.arg % 100, 0,
+                o.arg & 1 ? LSR_DR : 0));
             break;
         }
         case op_kind::com_read_rbr:
@@ -531,6 +539,72 @@ TEST(TwoCores, FirstReadOfAPollAtTheInstantOfAnotherCoresPopIsOrderedByInitiator
 TEST(TwoCores, CountedReadAtTheInstantOfAnotherCoresPopIsOrderedByInitiatorId) {
     UARTVP_SIM_TEST();
     pop_at_a_poll_read(37);
+}
+
+// A BUSY loop that names its bit, directed: core 0 writes a character and waits with
+// spin_while(FR, BUSY set, BUSY) (fast mode: the PL011 promises BUSY until the character ends); core 1
+// writes a second character into the FIFO in the middle of the first (a break of that promise: BUSY
+// now holds for both). The loop's reads, its value and its end time, core 1's, and the line must be
+// those of reference mode and of the literal loop, which fast mode answers from standing promises,
+// with a handful of transactions instead of one per read.
+void named_busy_loop_with_a_second_writer(unsigned second_write_ns) {
+    platform fast_named("fast_named", false), ref_named("ref_named", true),
+        fast_literal("fast_literal", false), ref_literal("ref_literal", true);
+    for (platform* p : {&fast_named, &ref_named, &fast_literal, &ref_literal}) {
+        const bool named = p == &fast_named || p == &ref_named;
+        p->cpu0.add_task("setup", [] { setup_uarts(); });
+        p->cpu0.add_task("wait", [p, named] {
+            using namespace kapi;
+            ndelay(20'000);
+            writeb('a', pl_base + DR);
+            const std::uint64_t before = cpu::core::current().transactions();
+            std::uint32_t v;
+            if (named) {
+                v = spin_while(
+                    readl, pl_base + FR, [](std::uint32_t fr) { return (fr & FR_BUSY) != 0; }, FR_BUSY);
+            } else {
+                while ((v = readl(pl_base + FR)) & FR_BUSY)
+                    cpu_relax();
+            }
+            p->seen[0].insert(p->seen[0].end(), {v, cpu::core::current().local_time().value(),
+                                                 cpu::core::current().transactions() - before});
+        });
+        p->cpu1.add_task("write", [p, second_write_ns] {
+            kapi::ndelay(20'000 + second_write_ns);
+            kapi::writeb('b', pl_base + DR);
+            p->seen[1].push_back(cpu::core::current().local_time().value());
+        });
+    }
+    sc_start(sc_time(1, SC_MS));
+    const platform& ref = ref_literal;
+    ASSERT_EQ(ref.seen[0].size(), 3u);
+    EXPECT_FALSE(ref.seen[0][0] & FR_BUSY);
+    EXPECT_GE(ref.cpu0.tasks()[1].mmio_reads, 90u) << "the loop spans two characters, 6.7 us each";
+    for (const platform* p : {&fast_named, &ref_named, &fast_literal}) {
+        EXPECT_EQ(p->seen[0][0], ref.seen[0][0]) << p->name() << ": the value the loop ends with";
+        EXPECT_EQ(p->seen[0][1], ref.seen[0][1]) << p->name() << ": the loop's end time";
+        EXPECT_EQ(p->seen[1], ref.seen[1]) << p->name();
+        EXPECT_EQ(p->cpu0.tasks()[1].mmio_reads, ref.cpu0.tasks()[1].mmio_reads) << p->name();
+        EXPECT_EQ(p->cpu0.tasks()[1].relax, ref.cpu0.tasks()[1].relax) << p->name();
+        EXPECT_EQ(p->cpu0.tasks()[1].end, ref.cpu0.tasks()[1].end) << p->name();
+        EXPECT_EQ(p->changes, ref.changes) << p->name();
+    }
+    // Named: the first read (BUSY until the first character ends), the one after the second write
+    // broke that promise, and the reads where each character ends.
+    EXPECT_LE(fast_named.seen[0][2], 5u) << "transactions of the named loop";
+    std::printf("transactions of the loop: named %llu, literal %llu (fast), reference %llu\n",
+                (unsigned long long)fast_named.seen[0][2], (unsigned long long)fast_literal.seen[0][2],
+                (unsigned long long)ref.seen[0][2]);
+}
+
+TEST(TwoCores, LoopNamingBusyEqualsTheLiteralLoopWithASecondWriterMidCharacter) {
+    UARTVP_SIM_TEST();
+    named_busy_loop_with_a_second_writer(3'000);
+}
+
+TEST(TwoCores, LoopNamingBusyEqualsTheLiteralLoopWithASecondWriterAtTheFirstsStart) {
+    UARTVP_SIM_TEST();
+    named_busy_loop_with_a_second_writer(200);
 }
 
 // The same two cores inside the kernel model, with the UARTs' interrupts wired: the PL011's to CPU0,

@@ -476,8 +476,16 @@ void pl011::serve(tlm::tlm_generic_payload& tx, const detail::word_access& a, sc
         m_impl->breaker.fire(true, who);
         m_wake.notify(m_clock.time_of(at) - now); // the process shows the edge at its time
     } else if (promise) {
-        // The value holds until the next edge at which a register may change by itself.
-        const std::uint64_t stable_until = core.next_register_change(present);
+        // The value holds until the next edge at which a register may change by itself; FR bits that
+        // a loop names (as they lie in the payload: an access from the register's first byte) may
+        // hold longer.
+        const std::uint64_t whole = core.next_register_change(present);
+        std::uint64_t stable_until = whole;
+        promise->held = 0;
+        if (promise->mask != 0 && a.word == detail::pl011_core::fr_word && a.lane == 0) {
+            stable_until = core.next_fr_change(present, promise->mask);
+            if (stable_until > whole) promise->held = promise->mask;
+        }
         m_impl->breaker.promise(*promise);
         promise->until = stable_until == std::numeric_limits<std::uint64_t>::max()
                              ? sc_max_time()

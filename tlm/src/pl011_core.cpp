@@ -26,7 +26,6 @@
 namespace uartvp::detail {
 
 namespace {
-constexpr std::uint16_t fr_word = 0x018 >> 2; // UARTFR
 
 // The file under Verilator's VCD writer, keeping a write failure (a full disk) instead of letting the
 // writer see it: Verilator 5.006 reports one through its fatal handler while holding the trace's own
@@ -196,6 +195,7 @@ private:
         o.ev_ticks = m.ev_ticks;
         o.out_ticks = m.out_ticks;
         o.reg_ticks = m.reg_ticks;
+        o.busy_ticks = m.busy_ticks;
         o.rx_busy = m.rx_busy;
         o.rx_frame_ticks = m.rx_frame_ticks;
         o.synced = m.synced;
@@ -500,6 +500,26 @@ std::uint64_t pl011_core::next_register_change(std::uint64_t present) const {
         if (raw_at(q + 1) != s1 || s1 != s2) return q + 1; // not settled: only the next edge
     }
     return next_change(out().reg_ticks);
+}
+
+std::uint64_t pl011_core::next_fr_change(std::uint64_t present, std::uint32_t mask) const {
+    const std::uint64_t whole = next_register_change(present);
+    constexpr std::uint32_t busy = 1u << 3, txff = 1u << 5, txfe = 1u << 7;
+    if (mask == 0 || (mask & ~(busy | txff | txfe)) || whole == std::numeric_limits<std::uint64_t>::max())
+        return whole;
+    const pl011_outputs& o = out();
+    // Only writes fill the TX FIFO: BUSY and TXFF clear and TXFE set hold until one (or an input change
+    // or a reset, which break the promise). Otherwise each bit holds until its transmitter event:
+    // BUSY's fall no earlier than busy_ticks, TXFF's and TXFE's at the next character start (reg_ticks'
+    // transmitter part).
+    // The next start: where the character in the shifter ends, else at the next enable if one can
+    // start (busy_ticks is then below its top), else not before busy_ticks' horizon.
+    const unsigned start_ticks = o.tx_in_char || o.busy_ticks == 255 ? o.busy_ticks : 1;
+    std::uint64_t until = std::numeric_limits<std::uint64_t>::max();
+    if ((mask & busy) && (o.flags & busy)) until = std::min(until, next_change(o.busy_ticks));
+    if (((mask & txff) && (o.flags & txff)) || ((mask & txfe) && !(o.flags & txfe)))
+        until = std::min(until, next_change(start_ticks));
+    return std::max(whole, until);
 }
 
 std::uint64_t pl011_core::next_change(unsigned ticks) const {

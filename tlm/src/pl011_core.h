@@ -47,6 +47,7 @@ struct pl011_outputs {
     std::uint8_t ev_ticks = 0;
     std::uint8_t out_ticks = 0;
     std::uint8_t reg_ticks = 0;
+    std::uint8_t busy_ticks = 0; // enables until BUSY can fall (while set)
     bool rx_busy = false;
     std::uint8_t rx_frame_ticks = 0;
     bool synced = true;
@@ -110,6 +111,7 @@ enum class bus_result { ok, address_error, command_error };
 // what the RTL says cannot change anything unless `clock_every_cycle` asks for plain clocking.
 class pl011_core {
 public:
+    static constexpr std::uint16_t fr_word = 0x018 >> 2; // UARTFR
     // `traceable`: built on the model with tracing compiled in, for trace_rtl().
     pl011_core(unsigned fifo_depth, bool clock_every_cycle, bool traceable = false);
     // Trace every evaluated edge of the RTL into `path`, at the time of its cycle for `clock_hz`. In
@@ -143,6 +145,11 @@ public:
     // a read at edge `present` (>= cycle() unless !read_needs_catch_up(present)). While an RXD change
     // waits to be loaded, the next edge: where plain clocking has its synchroniser unsettled, and says so.
     std::uint64_t next_register_change(std::uint64_t present) const;
+    // The same for the bits `mask` of FR only (0: all of FR): no earlier than next_register_change(),
+    // later where the transmitter's state proves those bits hold longer (BUSY set until the character
+    // in the shifter ends, TXFF set until the next character starts, BUSY and TXFF clear and TXFE set
+    // until a write). Bits of the receiver and the modem lines hold no longer than the whole value.
+    std::uint64_t next_fr_change(std::uint64_t present, std::uint32_t mask) const;
     // One register access on edge `at` (> cycle()): byte offset `word << 2`, lanes `strb`. A read
     // returns the 32-bit register as it was before that edge. Errors leave the model untouched.
     // `stable_until`, if given, receives the first edge at which the value read could differ (for a

@@ -310,23 +310,36 @@ public:
         advance(m_now); // a byte into an idle transmitter leaves THR now
     }
 
-    // How long a read of idx would return the value it returns now, inputs staying as they are.
+    // How long a read of idx would return the value it returns now, inputs staying as they are: the
+    // bits `mask` of it (0: all), and in *whole (if given) the whole value, no later.
     // `scratch` is overwritten with a copy of this state and run forward (its storage is reused).
-    sc_time stable_until(unsigned idx, uart16550_core& scratch) const {
+    sc_time stable_until(unsigned idx, uart16550_core& scratch, std::uint8_t mask = 0,
+                         sc_time* whole = nullptr) const {
         const bool dlab = m_lcr & LCR_DLAB;
+        if (whole) *whole = never;
         if (idx == 1 || idx == 3 || idx == 4 || idx == 7 || (dlab && idx == 0)) return never;
         const std::uint8_t v = peek(idx);
+        const std::uint8_t m = mask ? mask : 0xFF;
         uart16550_core& c = scratch;
         c = *this;
         // Outside loopback the TX line's edges reach no register: the copy runs past them.
         c.m_line_unseen = !(m_mcr & MCR_LOOP);
         c.m_next_ok = false;
+        bool whole_found = !whole;
         for (int i = 0; i < 100000; ++i) {
             const sc_time e = c.next_event();
             if (e == never) return never;
             c.advance(e);
-            if (c.peek(idx) != v) return e;
+            const std::uint8_t now_v = c.peek(idx);
+            if (!whole_found && now_v != v) {
+                *whole = e;
+                whole_found = true;
+            }
+            // Past a change of other bits the read may gain a side effect (LSR's error bits, cleared
+            // by reading): no promise covers such a read.
+            if (((now_v ^ v) & m) || (mask && c.read_has_side_effect(idx))) return e;
         }
+        if (!whole_found) *whole = c.now();
         return c.now();
     }
 
@@ -904,6 +917,8 @@ struct uart16550::impl {
     struct {
         bool valid = false;
         unsigned idx = 0;
+        std::uint8_t mask = 0; // the bits named (0: all)
+        std::uint8_t held = 0; // the bits promised (0: all)
         std::uint64_t breaks = 0;
         sc_time until;
     } last_promise;
@@ -1275,15 +1290,22 @@ void uart16550::serve(tlm::tlm_generic_payload& tx, unsigned idx, bool lane0, un
         if (!m_cfg.loosely_timed) tx.get_extension(promise); // its end would be a SystemC time
         if (promise && lane0) {
             auto& last = m_impl->last_promise;
-            if (!(last.valid && last.idx == idx && last.breaks == m_impl->breaker.count &&
-                  now < last.until)) {
-                last.until = core.stable_until(idx, m_impl->scratch);
+            // Bits a loop names (LSR's THRE and TEMT, say) may hold past a change of the others: the
+            // copy runs on to their change, and the promise names them where that comes later.
+            const std::uint8_t mask = static_cast<std::uint8_t>(promise->mask);
+            if (!(last.valid && last.idx == idx && last.mask == mask &&
+                  last.breaks == m_impl->breaker.count && now < last.until)) {
+                sc_time whole;
+                last.until = core.stable_until(idx, m_impl->scratch, mask, &whole);
+                last.held = mask && last.until > whole ? mask : 0;
                 last.idx = idx;
+                last.mask = mask;
                 last.breaks = m_impl->breaker.count;
                 last.valid = true;
             }
             m_impl->breaker.promise(*promise);
             promise->until = last.until;
+            promise->held = last.held;
         }
         to_payload(tx, core.peek(idx));
         changed = false; // a read without side effects changed nothing the process shows: no wake

@@ -4,7 +4,12 @@
 // that polls the register (`while (readl(FR) & BUSY) cpu_relax();`) can then run the reads that fall
 // before `until` without transactions, with the same count, values and end time as literal execution.
 //
-// The initiator attaches the extension to a read; a target that can promise sets `valid`. A target
+// The initiator attaches the extension to a read; a target that can promise sets `valid`.
+//
+// Named bits: a loop that tests only some bits of the value (`while (readl(FR) & BUSY)`) may name them
+// in `mask` before the read. A target may then promise only those bits, for longer (BUSY set until the
+// character in the shifter ends, say), and says so in `held`: the promise covers (value & held) only.
+// `held` 0 (what a target that knows nothing of masks leaves) is the whole value, as is `mask` 0. A target
 // fires `broken` at the time of anything it did not foresee that may change the value: an access with
 // a side effect by any initiator (a write, a read that pops a FIFO or clears a flag), a change of an
 // input line, a reset. A read that itself has a side effect is never promised.
@@ -30,6 +35,8 @@ struct read_promise : tlm::tlm_extension<read_promise> {
     };
 
     bool valid = false;
+    std::uint32_t mask = 0; // set by the initiator: the bits its loop tests (0: all)
+    std::uint32_t held = 0; // set by the target: the bits the promise covers (0: all)
     sc_core::sc_time until; // absolute simulation time
     const sc_core::sc_event* broken = nullptr;
     // The longest time the target itself may take to complete a read from its issue (for the PL011,
@@ -50,6 +57,8 @@ struct read_promise : tlm::tlm_extension<read_promise> {
     }
     void reset() {
         valid = false;
+        mask = 0;
+        held = 0;
         until = sc_core::SC_ZERO_TIME;
         broken = nullptr;
         latency = sc_core::SC_ZERO_TIME;

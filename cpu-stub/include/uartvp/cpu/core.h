@@ -173,18 +173,21 @@ public:
     // where something could have broken the promise before the read's time (any SystemC activity
     // due by then), when the promise ends, or when it ran max_ahead_ns ahead.
     std::uint32_t read(std::uint64_t addr, unsigned size);
-    // while (keep(read(addr)) cpu_relax(); returns the last value read.
+    // while (keep(read(addr)) cpu_relax(); returns the last value read. `bits`: the bits of the value
+    // that keep() tests (0: any); a target may promise those for longer than the whole value.
     std::uint32_t spin_read_while(std::uint64_t addr, unsigned size,
-                                  const std::function<bool(std::uint32_t)>& keep);
+                                  const std::function<bool(std::uint32_t)>& keep, std::uint32_t bits = 0);
     // Reads until !keep(value) or max_reads reads (0: no limit), waiting `delay` between reads (zero:
-    // cpu_relax()), as one operation in fast mode.
+    // cpu_relax()), as one operation in fast mode. A read that a standing promise covers (of the bits
+    // named, while the loop goes on; of the whole value, for the read that ends it) is answered from
+    // it, as in read(). The value returned is always exact.
     struct poll_result {
         std::uint32_t value;
         std::uint64_t reads;
         bool timed_out;
     };
     poll_result poll(std::uint64_t addr, unsigned size, const std::function<bool(std::uint32_t)>& keep,
-                     std::uint64_t max_reads, const sc_core::sc_time& delay);
+                     std::uint64_t max_reads, const sc_core::sc_time& delay, std::uint32_t bits = 0);
     void write(std::uint64_t addr, std::uint32_t value, unsigned size);
     void spend(const sc_core::sc_time& t) {
         m_time += t;
@@ -272,8 +275,20 @@ private:
         sc_core::sc_time read_part; // the read's own cost: the call and the region's read cost
         const std::uint64_t* breaks = nullptr;
         std::uint64_t breaks_at_promise = 0;
+        std::uint32_t held = 0; // the bits it covers (0: the whole value)
+        read_promise promise;   // as the target gave it (its event and cause, for a polling span)
         bool holds() const { return size && *breaks == breaks_at_promise; }
+        // Covers a read whose caller tests `bits` (0: the whole value).
+        bool covers(std::uint32_t bits) const { return held == 0 || (bits != 0 && (bits & ~held) == 0); }
     };
+    // A read answered from a standing promise, if one covers it (see read()): `bits` the bits the
+    // caller tests, `keep` (if given) the loop's condition, which a promise of some bits only must
+    // find true (the read that ends a loop returns its whole value; null for a read whose value is
+    // returned whatever keep() says, the last a loop's limit allows). On success `v` and `p` (if
+    // given) are the value and the promise; `synced` tells whether the core synchronised on the way.
+    bool read_from_standing(std::uint64_t addr, unsigned size, std::uint32_t bits,
+                            const std::function<bool(std::uint32_t)>* keep, std::uint32_t& v, read_promise* p,
+                            bool& synced);
     standing_promise* standing(std::uint64_t addr, unsigned size) {
         standing_promise& last = m_standing[m_standing_hit];
         return last.size == size && last.addr == addr ? &last : standing_search(addr, size);

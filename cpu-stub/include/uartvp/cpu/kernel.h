@@ -30,18 +30,22 @@ void cpu_relax();
 //     while (keep(v = readl(addr))) cpu_relax();  return v;
 // with the same reads, values and end time; in fast mode, the reads a target promises will return
 // the same value are counted without a transaction each.
+// `bits` names the bits of the value that `keep` tests, `spin_while(readl, FR, busy_set, UART01x_FR_BUSY)`
+// (0, the default: it may test any): the target may then promise those bits for longer than the whole
+// value (BUSY set until the character in the shifter ends). `keep` must not look at other bits.
 std::uint32_t spin_while(std::uint32_t (*readl)(iomem), iomem addr,
-                         const std::function<bool(std::uint32_t)>& keep);
+                         const std::function<bool(std::uint32_t)>& keep, std::uint32_t bits = 0);
 std::uint16_t spin_while(std::uint16_t (*readw)(iomem), iomem addr,
-                         const std::function<bool(std::uint32_t)>& keep);
+                         const std::function<bool(std::uint32_t)>& keep, std::uint32_t bits = 0);
 std::uint8_t spin_while(std::uint8_t (*readb)(iomem), iomem addr,
-                        const std::function<bool(std::uint32_t)>& keep);
+                        const std::function<bool(std::uint32_t)>& keep, std::uint32_t bits = 0);
 std::uint8_t spin_while(std::uint8_t (*inb)(std::uint16_t), std::uint16_t port,
-                        const std::function<bool(std::uint32_t)>& keep);
+                        const std::function<bool(std::uint32_t)>& keep, std::uint32_t bits = 0);
 
 // A bounded polling loop with a delay, as one operation, like the 8250's wait_for_lsr:
 //     for (n = 1;; ++n) { v = read(addr); if (!keep(v)) break; if (n == max_reads) break; udelay(us); }
 // `timed_out` tells which way it ended. (us = 0 means cpu_relax() between reads, not udelay(0).)
+// `bits`: as for spin_while.
 struct poll_result {
     std::uint32_t value;
     unsigned long reads;
@@ -49,13 +53,13 @@ struct poll_result {
 };
 poll_result poll_udelay(std::uint8_t (*readb)(iomem), iomem addr,
                         const std::function<bool(std::uint32_t)>& keep, unsigned long max_reads,
-                        unsigned long us);
+                        unsigned long us, std::uint32_t bits = 0);
 poll_result poll_udelay(std::uint32_t (*readl)(iomem), iomem addr,
                         const std::function<bool(std::uint32_t)>& keep, unsigned long max_reads,
-                        unsigned long us);
+                        unsigned long us, std::uint32_t bits = 0);
 poll_result poll_udelay(std::uint8_t (*inb)(std::uint16_t), std::uint16_t port,
                         const std::function<bool(std::uint32_t)>& keep, unsigned long max_reads,
-                        unsigned long us);
+                        unsigned long us, std::uint32_t bits = 0);
 
 // Busy-wait in simulated time.
 void udelay(unsigned long us);
