@@ -62,6 +62,7 @@ std::size_t vcd_writer::new_var(const std::string& name, unsigned width) {
         v->id += static_cast<char>('!' + n % 94);
         if (n < 94) break;
     }
+    v->index = m_vars.size();
     m_vars.push_back(std::move(v));
     return m_vars.size() - 1;
 }
@@ -198,8 +199,33 @@ void vcd_writer::flush_held(bool all) {
     }
 }
 
+// The changes of one time stamp are written together, in the order the variables were added (a
+// value given twice at one time keeps its order): a VCD says nothing by the order within a time stamp,
+// and the file then does not depend on the order in which SystemC ran the processes of one instant (a
+// line written from its sender's reports gives the same file as its pin).
 void vcd_writer::put(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value) {
-    if (tick != m_last_tick) {
+    if (tick != m_group_tick && !m_group.empty()) write_group();
+    m_group_tick = tick;
+    m_group.push_back({v.index, value});
+    m_last_tick = tick;
+    m_last_at = at;
+}
+
+void vcd_writer::write_group() {
+    // Insertion sort: a time stamp holds a few changes, mostly in order already.
+    for (std::size_t i = 1; i < m_group.size(); ++i)
+        for (std::size_t j = i; j > 0 && m_group[j - 1].first > m_group[j].first; --j)
+            std::swap(m_group[j - 1], m_group[j]);
+    write_stamp(m_group_tick);
+    for (const auto& [index, value] : m_group) {
+        write_value(*m_vars[index], value);
+        if (m_len >= block) flush_buffer();
+    }
+    m_group.clear();
+}
+
+void vcd_writer::write_stamp(std::uint64_t tick) {
+    if (tick != m_stamp_tick) {
         char* p = m_buf.get() + m_len;
         *p++ = '#';
         if (tick < 100'000'000) {
@@ -228,11 +254,8 @@ void vcd_writer::put(std::uint64_t tick, std::uint64_t at, const var& v, std::ui
         }
         *p++ = '\n';
         m_len = static_cast<std::size_t>(p - m_buf.get());
+        m_stamp_tick = tick;
     }
-    m_last_tick = tick;
-    m_last_at = at;
-    write_value(v, value);
-    if (m_len >= block) flush_buffer();
 }
 
 void vcd_writer::start_of_simulation() {
@@ -289,6 +312,8 @@ void vcd_writer::start_of_simulation() {
     if (!m_plain_init) m_out << "$end\n";
     m_last_tick = 0;
     m_last_at = 0;
+    m_stamp_tick = 0;
+    m_group_tick = 0;
 }
 
 void vcd_writer::write_value(const var& v, std::uint64_t value) {
@@ -321,6 +346,7 @@ void vcd_writer::change(const var& v) {
 bool vcd_writer::close() {
     if (!m_out.is_open()) return m_ok;
     flush_held(true);
+    if (!m_group.empty()) write_group();
     flush_buffer();
     // A last time stamp, so that a viewer or decoder sees the final values last.
     const std::uint64_t ps = sc_core::sc_time_stamp().value() * m_units_per_ps_den / m_units_per_ps_num;

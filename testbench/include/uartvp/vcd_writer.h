@@ -70,6 +70,7 @@ private:
         std::function<std::uint64_t()> read;
         std::uint64_t initial = 0; // a deferred variable's (read is empty)
         bool ahead = false;        // given ahead of its time (add_ahead)
+        std::size_t index = 0;     // in m_vars: the order within a time stamp
     };
     struct held {
         std::uint64_t tick;
@@ -86,6 +87,8 @@ private:
     std::uint64_t tick_of(const sc_core::sc_time& t) const;
     void flush_buffer();
     void put(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value);
+    void write_group();
+    void write_stamp(std::uint64_t tick);
     void add_change(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value,
                     std::uint64_t now);
     void insert_held(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value);
@@ -105,7 +108,11 @@ private:
     bool m_ok = true;
     std::vector<std::unique_ptr<var>> m_vars;
     std::uint64_t m_last_tick = 0;
-    std::uint64_t m_last_at = 0; // the exact time of the last change written
+    std::uint64_t m_last_at = 0;    // the exact time of the last change written
+    std::uint64_t m_stamp_tick = 0; // the last time stamp in the file
+    // The changes of the time stamp being written (var index, value), written once time moves on.
+    std::vector<std::pair<std::size_t, std::uint64_t>> m_group;
+    std::uint64_t m_group_tick = 0;
     bool m_plain_init = false;
     std::vector<std::pair<const sc_core::sc_port_base*, std::string>> m_ports;
     // The held changes in time order: a vector read from `head` on (a deque's insertion and paging
@@ -133,8 +140,9 @@ private:
 // to the sender (pl011::report_line, or any UART reporting its line that way), which then need not
 // drive its TX pin edge by edge, and each file it is added to gets the changes the pin would show,
 // byte for byte: every level change at its exact time (written when that time comes, so in time order
-// with the other signals' changes; at one time, before the changes of signals written after the pin),
-// a level reported inside a character cutting it there, nothing the run did not reach.
+// with the other signals' changes; within a time stamp the writer lists changes in the order the
+// variables were added, for a pin as for a reader), a level reported inside a character cutting it
+// there, nothing the run did not reach.
 class vcd_line_reader : public serial_line_if {
 public:
     explicit vcd_line_reader(bool initial = true)
