@@ -446,7 +446,7 @@ void pl011_core::advance(std::uint64_t target, const bool* load) {
     }
 }
 
-std::uint64_t pl011_core::next_event_cycle() const {
+std::uint64_t pl011_core::next_event_cycle(std::uint64_t falling_load_at) const {
     const pl011_outputs& o = out();
     std::uint64_t next = next_change(o.out_ticks);
     // A receiver past its start bit's decision ends its character only at the stop bit's, which the
@@ -455,21 +455,23 @@ std::uint64_t pl011_core::next_event_cycle() const {
     // first output change rx_frame_ticks enables later. (Anything that delays that start, a character
     // in progress or a receiver off, only makes the plan early.)
     if (o.rx_busy) return next;
-    for (const pending_rxd& c : m_rxd) {
-        if (c.value) continue;
-        std::uint64_t at = c.at;
-        if (m_rtl->in.rst_n && o.synced && o.b16_wait > 0) {
-            const baud16_periods periods(o);
-            const std::uint64_t first = m_cycle + o.b16_wait; // the next enable
-            // The first enable after the load: j periods after `first`.
-            const std::uint64_t j =
-                first > c.at ? 0
-                             : periods.fitting(c.at - first, std::numeric_limits<std::uint32_t>::max()) + 1;
-            at = first + periods.span(j + o.rx_frame_ticks);
+    std::uint64_t load = falling_load_at;
+    for (const pending_rxd& c : m_rxd)
+        if (!c.value) {
+            load = c.at;
+            break;
         }
-        return std::min(next, at);
+    if (load == std::numeric_limits<std::uint64_t>::max()) return next;
+    std::uint64_t at = load;
+    if (m_rtl->in.rst_n && o.synced && o.b16_wait > 0) {
+        const baud16_periods periods(o);
+        const std::uint64_t first = m_cycle + o.b16_wait; // the next enable
+        // The first enable after the load: j periods after `first`.
+        const std::uint64_t j =
+            first > load ? 0 : periods.fitting(load - first, std::numeric_limits<std::uint32_t>::max()) + 1;
+        at = first + periods.span(j + o.rx_frame_ticks);
     }
-    return next;
+    return std::min(next, at);
 }
 
 bool pl011_core::read_needs_catch_up(std::uint64_t present) const {
