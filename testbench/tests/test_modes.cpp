@@ -248,6 +248,29 @@ TEST(TtyModes, LineAsCharactersGivesTheSameResultsAsThePins) {
                          "tty-paste", 0.5);
 }
 
+// With --vcd, tty-paste's PL011 keeps RXD on the pin and drives TXD edge by edge (the waves record
+// both) while the monitors take the characters; boot-console's too: NAME.vcd and NAME.lines.vcd byte
+// for byte those of a run on the pins.
+TEST(TtyModes, WavesWithTheLineAsCharactersAreThoseOfThePins) {
+    const std::string dir = make_tmpdir();
+    for (const char* args :
+         {"run tty-paste --variant echo --profile hw --payload-bytes 400 --vcd ",
+          "run boot-console --variant legacy --profile grace --payload-bytes 2000 --vcd "}) {
+        const result chars = run_uartvp(args + dir + "/chars.vcd");
+        setenv("UARTVP_LINE", "pins", 1);
+        const result pins = run_uartvp(args + dir + "/pins.vcd");
+        unsetenv("UARTVP_LINE");
+        ASSERT_EQ(chars.code, 0) << chars.err;
+        ASSERT_EQ(pins.code, 0) << pins.err;
+        for (const char* f : {".vcd", ".lines.vcd"}) {
+            const std::string a = slurp(dir + "/chars" + f), b = slurp(dir + "/pins" + f);
+            EXPECT_GT(a.size(), 1000u) << args << f;
+            EXPECT_TRUE(a == b) << args << f << " differs between the lines as characters and the pins";
+        }
+    }
+    remove_dir(dir);
+}
+
 // boot-console on grace: the PL011's TX line as characters (the monitor and the BMC's CTS pacing take
 // the reported characters) against the pin.
 TEST(BootModes, LineAsCharactersGivesTheSameResultsAsThePin) {
