@@ -183,7 +183,7 @@ private:
     };
     std::deque<pending_rxd> m_rxd; // RXD changes not yet applied, in order
     void edge(std::uint64_t counts_as);
-    void jump(std::uint64_t counts_as, unsigned ticks);
+    void jump(std::uint64_t counts_as, unsigned ticks, std::uint64_t after = 0);
     std::unique_ptr<pl011_rtl> m_rtl;
     bool m_every_cycle;
     std::uint64_t m_cycle = 0;
