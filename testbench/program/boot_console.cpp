@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <memory>
 #include <stdexcept>
@@ -302,9 +303,9 @@ public:
     bool timed_out = false;
     sc_event boot_done;
 
-    // Grace's PL011 line as characters (chars_wanted): the monitor and the BMC take the reported
-    // characters; TXD is driven edge by edge only for the waves.
-    boot_platform(const sc_module_name& name, const params& p, bool waves)
+    // `pins`: waves record TXD, which the UART then drives edge by edge. Otherwise in fast mode (unless
+    // UARTVP_LINE=pins) the line goes as characters: to the monitor, and on grace to the BMC too.
+    boot_platform(const sc_module_name& name, const params& p, bool pins = false)
         : sc_module(name)
         , kernel("kernel", p.cores, boot_timing(p), boot_kernel(p))
         , bus("bus")
@@ -320,7 +321,15 @@ public:
             c.clock_hz = p.uartclk_hz;
             c.reg_shift = 2;
             c.reg_io_width = 4;
+            // The line as characters in fast mode (unless UARTVP_LINE=pins), as console-8250 has it.
+            const char* line = std::getenv("UARTVP_LINE");
+            const bool chars = !p.reference && !(line && std::string(line) == "pins");
+            c.txd_edges = !chars || pins;
             mini = std::make_unique<uart16550>("uart0", c);
+            if (chars) {
+                mini->report_line(monitor);
+                monitor.take_characters(true);
+            }
             bus.map(mini->bus, p.uart_base, mini->map_size(), "uart0");
             mini->txd(txd);
             mini->irq(irq);
@@ -328,7 +337,7 @@ public:
         } else {
             const bool chars = chars_wanted(p);
             pl011_config c = make_config(p);
-            c.txd_edges = !chars || waves;
+            c.txd_edges = !chars || pins;
             uart = std::make_unique<pl011>("uart0", c);
             bmc = std::make_unique<bmc_cts>("bmc", static_cast<double>(p.baud), p.frame, p.bmc_char_ns);
             if (chars) {

@@ -5,6 +5,7 @@
 // as a boot console, the others and a plugin's variant as the legacy console ttyS0): IRQs off for each
 // record.
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 
@@ -72,8 +73,16 @@ std::uint8_t lcr_for(const serial_format& f) {
     return l;
 }
 
-uart16550_config uart_config(const params& p) {
+// The line as characters in fast mode (unless UARTVP_LINE=pins): the monitor decodes the reported
+// characters. With waves the 16550 still drives TXD edge by edge (`pins`).
+bool chars_wanted(const params& p) {
+    const char* line = std::getenv("UARTVP_LINE");
+    return !p.reference && !(line && std::string(line) == "pins");
+}
+
+uart16550_config uart_config(const params& p, bool chars) {
     uart16550_config c;
+    c.txd_edges = !chars;
     c.clock_hz = p.uartclk_hz;
     c.reg_shift = p.reg_shift;
     c.reg_io_width = p.reg_io_width;
@@ -96,14 +105,18 @@ public:
     scoreboard sb;
     std::string text_head; // the first decoded characters
 
-    uart16550_platform(const sc_module_name& name, const params& p)
+    uart16550_platform(const sc_module_name& name, const params& p, bool pins)
         : sc_module(name)
         , kernel("kernel", p.cores, timing(p))
         , cpu0(kernel.cpu(0))
         , bus("bus")
-        , uart("uart0", uart_config(p))
+        , uart("uart0", uart_config(p, chars_wanted(p) && !pins))
         , monitor("console", actual_baud(p), line_format(p.frame))
         , m_p(p) {
+        if (chars_wanted(p)) {
+            uart.report_line(monitor);
+            monitor.take_characters(true);
+        }
         for (auto& c : kernel.cores) {
             c->set_collapse_polls(!p.reference);
             c->bus.bind(bus.target);
@@ -182,7 +195,7 @@ using write_fn = void (*)(sw::uart_8250_port&, std::string_view);
 run_result run_console(const run_request& rq) {
     const auto wall0 = std::chrono::steady_clock::now();
     const params& p = rq.p;
-    uart16550_platform m("machine", p);
+    uart16550_platform m("machine", p, !rq.vcd.empty());
     std::unique_ptr<waves> w;
     if (!rq.vcd.empty()) {
         w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud), rq.fst);

@@ -73,7 +73,7 @@ run_result run_earlycon(const run_request& rq) {
     const params& p = rq.p;
     std::unique_ptr<waves> w;
     if (!rq.vcd.empty()) w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud), rq.fst);
-    pl011_platform soc("soc", p, w && rq.vcd_rtl ? w->rtl_trace_path() : "", w != nullptr);
+    pl011_platform soc("soc", p, w && rq.vcd_rtl ? w->rtl_trace_path() : "", w && rq.vcd_rtl);
     if (w) soc.add_waves(*w);
     const std::unique_ptr<timeline> tl = make_timeline(rq);
     if (tl) soc.add_timeline(*tl);

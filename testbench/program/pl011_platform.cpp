@@ -21,7 +21,7 @@ cpu::timing_profile make_timing(const params& p) {
 }
 
 // The line as characters in fast mode (unless UARTVP_LINE=pins): the monitor decodes the reported
-// characters; TXD is driven edge by edge only where waves record it (`pins`).
+// characters, and so do the waves; TXD is driven edge by edge only for an RTL trace (`pins`).
 bool chars_wanted(const params& p) {
     const char* line = std::getenv("UARTVP_LINE");
     return !p.reference && !(line && std::string(line) == "pins");
@@ -48,7 +48,8 @@ pl011_platform::pl011_platform(const sc_module_name& name, const params& p, cons
     , uart("uart0", uart_config(p, rtl_vcd, chars_wanted(p) && !pins))
     , monitor("console", static_cast<double>(p.baud), p.frame)
     , m_p(p)
-    , m_chars(chars_wanted(p)) {
+    , m_chars(chars_wanted(p))
+    , m_pins(pins) {
     if (m_chars) {
         uart.report_line(monitor);
         monitor.take_characters(true);
@@ -129,7 +130,11 @@ void pl011_platform::add_waves(waves& w) {
     w.bit(uart.rxfe, "uart0.rxfe");
     w.bit(irq, "uart0.irq");
     w.end_group();
-    w.lines(txd, rxd);
+    // TXD from the UART's character reports where the pin shows the line between characters only.
+    if (m_chars && !m_pins)
+        uart.report_line(w.lines_from_reports(rxd));
+    else
+        w.lines(txd, rxd);
 }
 
 } // namespace uartvp::program

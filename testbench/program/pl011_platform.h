@@ -26,8 +26,9 @@ public:
     scoreboard sb;
 
     // `rtl_vcd`: where the UART writes a full RTL trace, if anywhere. In fast mode the UART reports its
-    // characters and the monitor decodes them (UARTVP_LINE=pins in the environment: the TXD pin
-    // instead); `pins`: TXD is still driven edge by edge (waves record it), else only between characters.
+    // characters and the monitor decodes them, and the waves write TXD from them (UARTVP_LINE=pins in
+    // the environment: the TXD pin instead); `pins`: TXD is still driven edge by edge (for the RTL
+    // trace, which records the model's own TXD), else only between characters.
     pl011_platform(const sc_core::sc_module_name& name, const params& p, const std::string& rtl_vcd = "",
                    bool pins = false);
     // Whether the monitor takes the UART's characters rather than the TXD pin.
@@ -49,7 +50,7 @@ private:
     void track();
     void supervise();
     params m_p;
-    bool m_chars;
+    bool m_chars, m_pins;
     unsigned m_tx_fifo_max = 0;
     sc_core::sc_time m_line_idle;
     std::optional<sc_core::sc_time> m_reset_at;

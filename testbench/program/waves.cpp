@@ -361,6 +361,23 @@ void waves::lines(sc_core::sc_signal_in_if<bool>& txd, sc_core::sc_signal_in_if<
     end_group();
 }
 
+serial_line_if& waves::reported_line(const std::string& name, const std::string& leaf, bool initial) {
+    auto r = std::make_unique<vcd_line_reader>(initial);
+    r->add_to(*m_vcd_writer, name);
+    add(f_bit, name);
+    m_lines->add(*r, leaf);
+    m_reported.push_back(std::move(r));
+    return *m_reported.back();
+}
+
+serial_line_if& waves::lines_from_reports(sc_core::sc_signal_in_if<bool>& rxd) {
+    begin_group("Lines");
+    serial_line_if& txd = reported_line("lines.txd", "txd");
+    line(rxd, "lines.rxd", "rxd");
+    end_group();
+    return txd;
+}
+
 std::string waves::rtl_trace_path() {
     if (m_rtl_tmp.empty()) m_rtl_tmp = outputs::temporary(m_rtl_path);
     return m_rtl_tmp;

@@ -20,6 +20,7 @@
 #include <uartvp/cpu/core.h>
 #include <uartvp/cpu/machine.h>
 #include <uartvp/lines_vcd.h>
+#include <uartvp/serial_line.h>
 #include <uartvp/vcd_writer.h>
 
 namespace uartvp::program {
@@ -52,6 +53,15 @@ public:
     // of each access, by register name through NAME.regs.txt, and the read/write strobes).
     void machine_and_bus(cpu::machine& m);
     void lines(sc_core::sc_signal_in_if<bool>& txd, sc_core::sc_signal_in_if<bool>& rxd);
+    // The same group with TXD written from its sender's character reports rather than from the pin:
+    // returns the reader to hand to the sender (pl011::report_line; any UART that reports its line
+    // through serial_line_if), which then need not drive TXD edge by edge. The files are byte for byte
+    // those of the pin: each reported edge lands at its exact time, in time order with the other
+    // changes. RXD stays the pin.
+    serial_line_if& lines_from_reports(sc_core::sc_signal_in_if<bool>& rxd);
+    // A serial line from reports, as line() from a pin: in NAME.vcd under `name`, in NAME.lines.vcd as
+    // `leaf`, `initial` until the first report.
+    serial_line_if& reported_line(const std::string& name, const std::string& leaf, bool initial = true);
     // Names for bus addresses in the register filter ("UART0 FR"); an address at or above the timing
     // profile's io_base is shown as the I/O port it is.
     void name_registers(const std::map<std::uint64_t, std::string>& names);
@@ -84,6 +94,7 @@ private:
     std::unique_ptr<vcd_writer> m_vcd_writer;
     std::unique_ptr<lines_vcd> m_lines;
     std::vector<std::string> m_save;
+    std::vector<std::unique_ptr<vcd_line_reader>> m_reported; // lines from reports
     bool m_done = false;
     double m_baud = 115200;
     bool m_fst = false;

@@ -181,6 +181,15 @@ void line_monitor::line_level(const sc_core::sc_time& t, bool level) {
     // A level inside a character reported before cuts it: its bits from t on never reach the line.
     while (!m_feed.empty() && m_feed.back().first >= t)
         m_feed.pop_back();
+    // A decision taken on a change at or after t, ahead of its time, is taken again on the line as it
+    // is now (a break or a reset before a start bit reported ahead).
+    if (m_ahead && sc_core::sc_time_stamp() <= m_ahead_last && t <= m_ahead_last) {
+        m_state = m_ahead_state;
+        m_cursor = m_ahead_cursor;
+        m_busy = false;
+        m_ahead = false;
+        m_recheck.notify(sc_core::SC_ZERO_TIME);
+    }
     feed(t, level);
 }
 
@@ -245,6 +254,14 @@ void line_monitor::run_feed() {
                 return;
             }
             const sc_core::sc_time t = hit->first;
+            if (t > now) { // ahead of its time: a later report may still change the line before t
+                if (!m_ahead || now > m_ahead_last) {
+                    m_ahead = true;
+                    m_ahead_state = m_state;
+                    m_ahead_cursor = m_cursor;
+                }
+                m_ahead_last = t;
+            }
             if (want) {
                 m_state = state::idle;
                 m_cursor = t;
@@ -258,7 +275,7 @@ void line_monitor::run_feed() {
         case state::start_bit: {
             const sc_core::sc_time at = m_frame_start + m_offsets[0];
             if (at > now) {
-                next_trigger(at - now);
+                next_trigger(at - now, m_recheck);
                 return;
             }
             if (feed_before(at)) { // start bit high at its middle: a glitch, not a frame
@@ -274,7 +291,7 @@ void line_monitor::run_feed() {
         case state::last_bit: {
             const sc_core::sc_time at = m_frame_start + m_offsets[m_frame_fmt.bits_per_frame() - 1];
             if (at > now) {
-                next_trigger(at - now);
+                next_trigger(at - now, m_recheck);
                 return;
             }
             end_frame();

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
+#include <limits>
 #include <map>
 #include <stdexcept>
 
@@ -51,8 +53,7 @@ void vcd_writer::end_of_elaboration() {
     m_ports.clear();
 }
 
-void vcd_writer::add_var(const std::string& name, unsigned width, const sc_core::sc_event* changed,
-                         std::function<std::uint64_t()> read) {
+std::size_t vcd_writer::new_var(const std::string& name, unsigned width) {
     auto v = std::make_unique<var>();
     v->name = name;
     v->width = width;
@@ -61,9 +62,14 @@ void vcd_writer::add_var(const std::string& name, unsigned width, const sc_core:
         v->id += static_cast<char>('!' + n % 94);
         if (n < 94) break;
     }
-    v->read = std::move(read);
-    const var* raw = v.get();
     m_vars.push_back(std::move(v));
+    return m_vars.size() - 1;
+}
+
+void vcd_writer::add_var(const std::string& name, unsigned width, const sc_core::sc_event* changed,
+                         std::function<std::uint64_t()> read) {
+    var* raw = m_vars[new_var(name, width)].get();
+    raw->read = std::move(read);
     sc_core::sc_spawn_options opt;
     opt.spawn_method();
     opt.set_sensitivity(changed);
@@ -72,16 +78,30 @@ void vcd_writer::add_var(const std::string& name, unsigned width, const sc_core:
 }
 
 std::size_t vcd_writer::add_deferred(const std::string& name, unsigned width, std::uint64_t initial) {
-    auto v = std::make_unique<var>();
-    v->name = name;
-    v->width = width;
-    for (std::size_t n = m_vars.size();; n /= 94) {
-        v->id += static_cast<char>('!' + n % 94);
-        if (n < 94) break;
+    const std::size_t i = new_var(name, width);
+    m_vars[i]->initial = initial;
+    return i;
+}
+
+std::size_t vcd_writer::add_ahead(const std::string& name, unsigned width, std::uint64_t initial) {
+    const std::size_t i = add_deferred(name, width, initial);
+    m_vars[i]->ahead = true;
+    return i;
+}
+
+void vcd_writer::withdraw(std::size_t var, const sc_core::sc_time& from) {
+    const struct var* v = m_vars.at(var).get();
+    const std::uint64_t at = from.value();
+    // The changes still ahead are at the back: a character's worth, or a polling span's.
+    auto& q = m_held.q;
+    for (std::size_t i = q.size(); i > m_held.head;) {
+        --i;
+        if (q[i].v == v && q[i].at >= at) q.erase(q.begin() + static_cast<std::ptrdiff_t>(i));
     }
-    v->initial = initial;
-    m_vars.push_back(std::move(v));
-    return m_vars.size() - 1;
+    if (m_held.empty()) {
+        q.clear();
+        m_held.head = 0;
+    }
 }
 
 std::uint64_t vcd_writer::tick_of(const sc_core::sc_time& t) const {
@@ -90,16 +110,10 @@ std::uint64_t vcd_writer::tick_of(const sc_core::sc_time& t) const {
     return (ps + m_ts_ps / 2) / m_ts_ps;
 }
 
-void vcd_writer::append_number(std::uint64_t n) {
-    char digits[20];
-    const auto r = std::to_chars(digits, digits + sizeof digits, n);
-    m_buf.append(digits, r.ptr);
-}
-
 void vcd_writer::flush_buffer() {
-    if (m_buf.empty()) return;
-    m_out.write(m_buf.data(), static_cast<std::streamsize>(m_buf.size()));
-    m_buf.clear();
+    if (m_len == 0) return;
+    m_out.write(m_buf.get(), static_cast<std::streamsize>(m_len));
+    m_len = 0;
 }
 
 std::uint64_t vcd_writer::hold(const sc_core::sc_time& from) {
@@ -108,7 +122,31 @@ std::uint64_t vcd_writer::hold(const sc_core::sc_time& from) {
 }
 
 void vcd_writer::write_at(std::size_t var, const sc_core::sc_time& at, std::uint64_t value) {
-    insert_held(std::max(tick_of(at), m_last_tick), *m_vars.at(var), value);
+    const std::uint64_t tick = tick_of(at);
+    // A time before the last one written is written at that one, after what is there.
+    if (tick < m_last_tick || (tick == m_last_tick && at.value() < m_last_at))
+        add_change(m_last_tick, m_last_at, *m_vars.at(var), value, sc_core::sc_time_stamp().value());
+    else
+        add_change(tick, at.value(), *m_vars.at(var), value, sc_core::sc_time_stamp().value());
+}
+
+// A change is written at once where it would be the first held one and due (most are): the same as
+// holding it and writing what is due, without the queue.
+void vcd_writer::add_change(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value,
+                            std::uint64_t now) {
+    if ((m_held.empty() || m_held.front().tick > tick ||
+         (m_held.front().tick == tick && m_held.front().at > at)) &&
+        (at < now || (at == now && !v.ahead))) {
+        bool free = true;
+        for (const auto& [id, t] : m_holds)
+            free &= tick < t;
+        if (free) {
+            put(tick, at, v, value);
+            if (!m_held.empty()) flush_held(false);
+            return;
+        }
+    }
+    insert_held(tick, at, v, value);
     flush_held(false);
 }
 
@@ -117,36 +155,84 @@ void vcd_writer::release(std::uint64_t h) {
     flush_held(false);
 }
 
-// After the held changes of the same time: of two changes at one time, the one given last wins.
-void vcd_writer::insert_held(std::uint64_t tick, const var& v, std::uint64_t value) {
-    auto it = m_held.end();
-    while (it != m_held.begin() && std::prev(it)->tick > tick)
-        --it;
-    m_held.insert(it, held{tick, &v, value});
+// In time order (the exact time within a tick), after the held changes of the same time: of two
+// changes at one time, the one given last wins.
+void vcd_writer::insert_held(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value) {
+    auto& q = m_held.q;
+    std::size_t i = q.size();
+    while (i > m_held.head && (q[i - 1].tick > tick || (q[i - 1].tick == tick && q[i - 1].at > at)))
+        --i;
+    if (i == m_held.head && i > 0)
+        q[--m_held.head] = held{tick, at, &v, value}; // before the others, in the room written ones left
+    else
+        q.insert(q.begin() + static_cast<std::ptrdiff_t>(i), held{tick, at, &v, value});
 }
 
 // Writes the held changes that nothing can precede any more: up to the present, before every open
-// hold (all of them at the end).
+// hold (all of them at the end, but for changes given ahead of a time the run did not reach).
 void vcd_writer::flush_held(bool all) {
-    std::uint64_t limit = tick_of(sc_core::sc_time_stamp()) + 1;
+    if (m_held.empty()) return;
+    const std::uint64_t now_at = sc_core::sc_time_stamp().value();
+    // Due: a change before the present, or at it but for one given ahead, which a report at this
+    // instant may still withdraw (a level given twice at one time: the last is the line's).
+    const auto due = [now_at](const held& h) { return h.at < now_at || (h.at == now_at && !h.v->ahead); };
+    if (!all && !due(m_held.front())) return; // the usual case: nothing due yet
+    // A change up to the present is due unless a hold before it is open (its tick is at most the
+    // present's, as its time is).
+    std::uint64_t limit = std::numeric_limits<std::uint64_t>::max();
     if (!all)
         for (const auto& [id, tick] : m_holds)
             limit = std::min(limit, tick);
-    while (!m_held.empty() && (all || m_held.front().tick < limit)) {
-        put(m_held.front().tick, *m_held.front().v, m_held.front().value);
+    while (!m_held.empty()) {
+        const held& h = m_held.front();
+        if (!due(h)) {
+            if (!all) break;
+            if (h.at > now_at && h.v->ahead) {
+                m_held.pop_front();
+                continue;
+            }
+        } else if (!all && h.tick >= limit)
+            break;
+        put(h.tick, h.at, *h.v, h.value);
         m_held.pop_front();
     }
 }
 
-void vcd_writer::put(std::uint64_t tick, const var& v, std::uint64_t value) {
+void vcd_writer::put(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value) {
     if (tick != m_last_tick) {
-        m_buf += '#';
-        append_number(tick);
-        m_buf += '\n';
+        char* p = m_buf.get() + m_len;
+        *p++ = '#';
+        if (tick < 100'000'000) {
+            p = std::to_chars(p, p + 20, tick).ptr;
+        } else {
+            // Digits above the last eight change about once per 100 us at 1 ps: kept, and the last
+            // eight written in pairs (a division per pair of a 13-digit number costs here).
+            const std::uint64_t hi = tick / 100'000'000;
+            auto lo = static_cast<std::uint32_t>(tick % 100'000'000);
+            if (hi != m_ts_hi || m_ts_hi_len == 0) {
+                m_ts_hi = hi;
+                m_ts_hi_len = static_cast<unsigned>(
+                    std::to_chars(m_ts_hi_digits, m_ts_hi_digits + 20, hi).ptr - m_ts_hi_digits);
+            }
+            std::memcpy(p, m_ts_hi_digits, m_ts_hi_len);
+            p += m_ts_hi_len;
+            static constexpr char pairs[] =
+                "00010203040506070809101112131415161718192021222324252627282930313233343536"
+                "37383940414243444546474849505152535455565758596061626364656667686970717273"
+                "7475767778798081828384858687888990919293949596979899";
+            for (int k = 3; k >= 0; --k) {
+                std::memcpy(p + 2 * k, pairs + 2 * (lo % 100), 2);
+                lo /= 100;
+            }
+            p += 8;
+        }
+        *p++ = '\n';
+        m_len = static_cast<std::size_t>(p - m_buf.get());
     }
     m_last_tick = tick;
+    m_last_at = at;
     write_value(v, value);
-    if (m_buf.size() >= (std::size_t{1} << 16)) flush_buffer();
+    if (m_len >= block) flush_buffer();
 }
 
 void vcd_writer::start_of_simulation() {
@@ -195,40 +281,41 @@ void vcd_writer::start_of_simulation() {
     emit(top);
     m_out << "$enddefinitions $end\n#0\n";
     if (!m_plain_init) m_out << "$dumpvars\n";
-    for (const auto& v : m_vars)
+    for (const auto& v : m_vars) {
         write_value(*v, v->read ? v->read() : v->initial);
+        if (m_len >= block) flush_buffer();
+    }
     flush_buffer();
     if (!m_plain_init) m_out << "$end\n";
     m_last_tick = 0;
+    m_last_at = 0;
 }
 
 void vcd_writer::write_value(const var& v, std::uint64_t value) {
+    char* p = m_buf.get() + m_len;
     if (v.width == 1) {
-        m_buf += value ? '1' : '0';
-        m_buf += v.id;
-        m_buf += '\n';
-        return;
+        *p++ = value ? '1' : '0';
+    } else {
+        if (v.width < 64)
+            value &= (std::uint64_t(1) << v.width) - 1; // a negative int as its two's complement
+        // Binary without leading zeros (at least one digit).
+        const int n = value ? 64 - __builtin_clzll(value) : 1;
+        *p++ = 'b';
+        for (int i = n - 1; i >= 0; --i)
+            *p++ = static_cast<char>('0' + ((value >> i) & 1));
+        *p++ = ' ';
     }
-    if (v.width < 64) value &= (std::uint64_t(1) << v.width) - 1; // a negative int as its two's complement
-    char buf[66];
-    int n = 0;
-    do {
-        buf[n++] = static_cast<char>('0' + (value & 1));
-        value >>= 1;
-    } while (value && n < 64);
-    m_buf += 'b';
-    while (n)
-        m_buf += buf[--n];
-    m_buf += ' ';
-    m_buf += v.id;
-    m_buf += '\n';
+    std::memcpy(p, v.id.data(), v.id.size());
+    p += v.id.size();
+    *p++ = '\n';
+    m_len = static_cast<std::size_t>(p - m_buf.get());
 }
 
 void vcd_writer::change(const var& v) {
-    const std::uint64_t tick = tick_of(sc_core::sc_time_stamp());
-    if (m_held.empty() && m_holds.empty()) return put(tick, v, v.read());
-    insert_held(tick, v, v.read());
-    flush_held(false);
+    const sc_core::sc_time& now = sc_core::sc_time_stamp();
+    const std::uint64_t tick = tick_of(now);
+    if (m_held.empty() && m_holds.empty()) return put(tick, now.value(), v, v.read());
+    add_change(tick, now.value(), v, v.read(), now.value());
 }
 
 bool vcd_writer::close() {
@@ -242,6 +329,51 @@ bool vcd_writer::close() {
     m_out.close();
     m_ok = !m_out.fail();
     return m_ok;
+}
+
+void vcd_line_reader::add_to(vcd_writer& w, const std::string& name) {
+    m_to.emplace_back(&w, w.add_ahead(name, 1, m_initial ? 1 : 0));
+}
+
+void vcd_line_reader::line_char(const serial_char& c) {
+    forget_past();
+    for (unsigned k = 0; k < c.bits; ++k)
+        edge(c.edge[k], c.level(k));
+}
+
+void vcd_line_reader::line_level(const sc_core::sc_time& t, bool level) {
+    forget_past();
+    // Inside a character reported before: its changes from t on never reach the line.
+    if (!m_edges.empty() && m_edges.back().first >= t) {
+        while (!m_edges.empty() && m_edges.back().first >= t)
+            m_edges.pop_back();
+        for (const auto& [w, var] : m_to)
+            w->withdraw(var, t);
+    }
+    edge(t, level);
+}
+
+// Changes before the present are written: only the level they leave matters.
+void vcd_line_reader::forget_past() {
+    const sc_core::sc_time& now = sc_core::sc_time_stamp();
+    while (!m_edges.empty() && m_edges.front().first < now) {
+        m_base = m_edges.front().second;
+        m_edges.pop_front();
+    }
+}
+
+void vcd_line_reader::edge(const sc_core::sc_time& t, bool level) {
+    // A level for the instant of the last change replaces it (a break ending where a start bit
+    // begins: the pin never rises).
+    if (!m_edges.empty() && m_edges.back().first == t) {
+        m_edges.pop_back();
+        for (const auto& [w, var] : m_to)
+            w->withdraw(var, t);
+    }
+    if (level == (m_edges.empty() ? m_base : m_edges.back().second)) return; // the pin shows changes only
+    m_edges.emplace_back(t, level);
+    for (const auto& [w, var] : m_to)
+        w->write_at(var, t, level ? 1 : 0);
 }
 
 } // namespace uartvp

@@ -315,6 +315,46 @@ private:
     std::uint8_t m_lcr = LCR_8N1;
 };
 
+// ---- the TX line as the UART reports it (uart16550::report_line), against the pin
+
+// TXD's changes, one per time (the level a time ends with), from mark.
+using line_changes = std::vector<std::pair<sc_time, bool>>;
+line_changes settled(const line_changes& in) {
+    line_changes out;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        if (i + 1 < in.size() && in[i + 1].first == in[i].first) continue;
+        const bool before = out.empty() ? true : out.back().second;
+        if (in[i].second == before) continue;
+        if (!out.empty() && out.back().first == in[i].first)
+            out.pop_back();
+        else
+            out.push_back(in[i]);
+    }
+    return out;
+}
+
+// Rebuilds the pin's changes from the reports: a character's bit levels at its edges; a level drops
+// what was reported from its time on.
+struct line_rebuilder : serial_line_if {
+    line_changes edges;
+    bool level = true;
+    void add(const sc_time& t, bool v) {
+        if (v == level) return;
+        edges.emplace_back(t, v);
+        level = v;
+    }
+    void line_char(const serial_char& c) override {
+        for (unsigned k = 0; k < c.bits; ++k)
+            add(c.edge[k], c.level(k));
+    }
+    void line_level(const sc_time& t, bool v) override {
+        while (!edges.empty() && edges.back().first >= t)
+            edges.pop_back();
+        level = edges.empty() ? true : edges.back().second;
+        add(t, v);
+    }
+};
+
 // ---- one 16550 with two initiators, the stimulus and the checks
 
 struct rig_options {
@@ -356,7 +396,16 @@ public:
                                          opt.keep_records);
         SC_THREAD(first_initiator);
         if (opt.second_initiator) SC_THREAD(second_initiator);
+        uart.report_line(line);
+        SC_METHOD(log_txd);
+        sensitive << txd;
+        dont_initialize();
     }
+
+    // TXD as the pin shows it and as rebuilt from the reports.
+    line_changes txd_log;
+    line_rebuilder line;
+    void log_txd() { txd_log.emplace_back(sc_time_stamp(), txd.read()); }
 
 private:
     friend rig_core;
@@ -831,6 +880,19 @@ void report(const rig& x) {
 }
 
 void expect_exercised(const rig& x) {
+    // The reported line is the pin's, change by change, over all of the traffic (resets, BREAK,
+    // loopback, format, divisor changes at any time).
+    const line_changes pin = settled(x.txd_log), reported = settled(x.line.edges);
+    EXPECT_GT(pin.size(), 100u);
+    std::size_t i = 0;
+    while (i < pin.size() && i < reported.size() && pin[i] == reported[i])
+        ++i;
+    if (i < pin.size() || i < reported.size())
+        ADD_FAILURE() << x.opt.name << ": the reported line differs from TXD at change #" << i << " of "
+                      << pin.size() << " (" << reported.size()
+                      << " reported): " << (i < pin.size() ? pin[i].first.to_string() : std::string("none"))
+                      << " against "
+                      << (i < reported.size() ? reported[i].first.to_string() : std::string("none"));
     const exercise_quota want(x.set.transactions);
     if (!want.applies()) return;
     want.at_least(x.outputs->count(0), 50000, "txd changes");

@@ -429,3 +429,53 @@ TEST(line_monitor, line_low_at_start_is_not_a_frame) {
     EXPECT_EQ(t.got[0].data, 'R');
     EXPECT_EQ(t.mon.breaks(), 0u);
 }
+
+namespace {
+// 8N1 `byte` from t0 as a sender reports it.
+uartvp::serial_char reported_8n1(const sc_time& t0, std::uint8_t byte, double baud) {
+    uartvp::serial_char c;
+    c.bits = 10;
+    c.levels = static_cast<std::uint16_t>(byte << 1 | 1u << 9);
+    for (unsigned k = 0; k <= c.bits; ++k)
+        c.edge[k] = t0 + bit_time(baud, k);
+    c.data = byte;
+    return c;
+}
+} // namespace
+
+// From characters: a character reported ahead of its start, then (before that start) a short low
+// glitch and another character earlier than the first: the monitor takes the frame's start again on
+// the line as the later reports leave it, as it would from the pin (a false start, then the second).
+TEST(line_monitor, a_report_before_a_start_reported_ahead_is_taken_again) {
+    UARTVP_SIM_TEST();
+    struct feeder : sc_core::sc_module {
+        uartvp::line_monitor mon{"mon", b115200, serial_format{}};
+        sc_core::sc_signal<bool> wire{"wire", true};
+        std::vector<decoded_char> got;
+        SC_HAS_PROCESS(feeder);
+        explicit feeder(sc_core::sc_module_name n)
+            : sc_module(n) {
+            mon.line(wire);
+            mon.take_characters(true);
+            mon.on_char([this](const decoded_char& c) { got.push_back(c); });
+            SC_THREAD(run);
+        }
+        void run() {
+            const sc_time t0(10, SC_US);
+            wait(t0);
+            mon.line_char(reported_8n1(t0 + bit_time(b115200, 5), 'A', b115200)); // five bits ahead
+            wait(bit_time(b115200, 2));
+            mon.line_level(sc_core::sc_time_stamp(), false); // cuts 'A' before its start
+            wait(bit_time(b115200, 0.3L));
+            mon.line_level(sc_core::sc_time_stamp(), true); // a glitch shorter than half a bit
+            mon.line_char(reported_8n1(t0 + bit_time(b115200, 3), 'B', b115200));
+        }
+    };
+    feeder f("feeder");
+    sc_core::sc_start(sc_time(500, SC_US));
+    ASSERT_EQ(f.got.size(), 1u);
+    EXPECT_EQ(f.got[0].data, 'B');
+    EXPECT_EQ(f.got[0].start, sc_time(10, SC_US) + bit_time(b115200, 3));
+    EXPECT_FALSE(f.got[0].framing_error);
+    EXPECT_EQ(f.mon.false_starts(), 1u) << "the glitch, seen as a start and dropped at its middle";
+}

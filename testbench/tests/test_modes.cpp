@@ -160,11 +160,88 @@ TEST(EarlyconModes, LineAsCharactersGivesTheSameResultsAsThePin) {
                          "frame=7E2 --set baud=57600 --expect-loss");
 }
 
-// With --vcd the PL011 still drives TXD edge by edge while the monitor takes the reported characters:
-// NAME.vcd and NAME.lines.vcd byte for byte those of a run that decodes the pin.
-TEST(EarlyconModes, WavesWithTheLineAsCharactersAreThoseOfThePin) {
+// With --vcd the PL011 does not drive TXD edge by edge either: the waves write the line's edges from
+// the reported characters. NAME.vcd and NAME.lines.vcd are byte for byte those of a run that drives and
+// records the pin (and decodes it), and the UART still wakes per character, not per TXD edge.
+void check_waves_both_ways(const std::string& what) {
     const std::string dir = make_tmpdir();
-    const std::string args = "run earlycon-pl011 --variant v1 --profile hw --payload-bytes 1500 --set "
+    const nlohmann::json chars = run_json("earlycon-pl011", what + " --vcd " + dir + "/chars.vcd");
+    setenv("UARTVP_LINE", "pins", 1);
+    const nlohmann::json pins = run_json("earlycon-pl011", what + " --vcd " + dir + "/pins.vcd");
+    unsetenv("UARTVP_LINE");
+    ASSERT_FALSE(chars.is_null()) << what;
+    ASSERT_FALSE(pins.is_null()) << what;
+    EXPECT_EQ(simulated(chars), simulated(pins)) << what;
+    EXPECT_LT(chars["host"]["uart_wakes"].get<double>() * 2, pins["host"]["uart_wakes"].get<double>())
+        << what << ": with --vcd the UART must not wake per TXD edge";
+    for (const char* f : {".vcd", ".lines.vcd"}) {
+        const std::string a = slurp(dir + "/chars" + f), b = slurp(dir + "/pins" + f);
+        EXPECT_GT(a.size(), 1000u) << f;
+        EXPECT_NE(b.find("lines"), std::string::npos) << f;
+        EXPECT_TRUE(a == b) << what << ": " << f << " differs between the line as characters and the pin";
+    }
+    remove_dir(dir);
+}
+
+TEST(EarlyconModes, WavesWithTheLineAsCharactersAreThoseOfThePin) {
+    // One character in the FIFO at a time; several back to back, a reset cutting a frame; 7 data bits
+    // with even parity and 2 stop bits at another rate, through the full driver.
+    check_waves_both_ways("--variant v0 --profile hw --payload-bytes 1500");
+    check_waves_both_ways("--variant v1 --profile hw --payload-bytes 1500 --set reset_after_write=1 "
+                          "--expect-loss");
+    check_waves_both_ways("--variant console --profile vm --payload-bytes 900 --set frame=7E2 --set "
+                          "baud=57600");
+}
+
+class ConsoleModes : public ::testing::TestWithParam<std::tuple<const char*, const char*>> {};
+
+TEST_P(ConsoleModes, FastGivesTheSameResultsAsReference) {
+    const auto [variant, profile] = GetParam();
+    const std::string loss = std::string(variant) == "fifo-before-init" ? " --expect-loss" : "";
+    check_modes("console-8250", variant, profile, "--payload-bytes 700" + loss);
+}
+
+// Fast mode takes the 16550's line as characters too; UARTVP_LINE=pins decodes the pin instead. The
+// same JSON both ways (every figure but wall time and the host's counts, transactions included), and
+// the 16550 steps through fewer times per character without the TXD edges.
+void check_console_line_both_ways(const std::string& args) {
+    const nlohmann::json chars = run_json("console-8250", args);
+    setenv("UARTVP_LINE", "pins", 1);
+    const nlohmann::json pins = run_json("console-8250", args);
+    unsetenv("UARTVP_LINE");
+    ASSERT_FALSE(chars.is_null());
+    EXPECT_EQ(simulated(chars), simulated(pins))
+        << args << "\nchars: " << simulated(chars).dump() << "\npins: " << simulated(pins).dump();
+    EXPECT_EQ(chars["transactions"], pins["transactions"]) << args;
+    // Where most bytes are lost the line is mostly idle: fewer steps, not a third fewer.
+    const double lossless = chars["lost_bytes"].get<double>() == 0 ? 1.5 : 1.0;
+    EXPECT_LT(chars["host"]["time_steps"].get<double>() * lossless, pins["host"]["time_steps"].get<double>())
+        << args;
+}
+
+TEST_P(ConsoleModes, LineAsCharactersGivesTheSameResultsAsThePin) {
+    const auto [variant, profile] = GetParam();
+    const std::string loss = std::string(variant) == "fifo-before-init" ? " --expect-loss" : "";
+    check_console_line_both_ways(std::string("--variant ") + variant + " --profile " + profile +
+                                 " --payload-bytes 700" + loss);
+}
+
+// Other frames (5 data bits send 1.5 stop bits, parity), and a reset that cuts a frame on the line.
+TEST(ConsoleModes, LineAsCharactersGivesTheSameResultsAsThePin_FramesAndReset) {
+    for (const char* frame : {"5N2", "7E2", "8O1", "6M1"})
+        check_console_line_both_ways(
+            std::string("--variant fifo --profile pc --payload-bytes 500 --set frame=") + frame);
+    check_console_line_both_ways(
+        "--variant putchar --profile soc --payload-bytes 500 --set reset_after_write=1 --expect-loss");
+    check_console_line_both_ways("--variant fifo --profile pc --payload-bytes 500 --set reset_after_write=1 "
+                                 "--set frame=7E2 --expect-loss");
+}
+
+// With --vcd the 16550 drives TXD edge by edge while the monitor takes the reported characters: the
+// waves byte for byte those of a run that decodes the pin.
+TEST(ConsoleModes, WavesWithTheLineAsCharactersAreThoseOfThePin) {
+    const std::string dir = make_tmpdir();
+    const std::string args = "run console-8250 --variant fifo --profile pc --payload-bytes 600 --set "
                              "reset_after_write=1 --expect-loss --vcd ";
     const result chars = run_uartvp(args + dir + "/chars.vcd");
     setenv("UARTVP_LINE", "pins", 1);
@@ -178,14 +255,6 @@ TEST(EarlyconModes, WavesWithTheLineAsCharactersAreThoseOfThePin) {
         EXPECT_TRUE(a == b) << f << " differs between the line as characters and the pin";
     }
     remove_dir(dir);
-}
-
-class ConsoleModes : public ::testing::TestWithParam<std::tuple<const char*, const char*>> {};
-
-TEST_P(ConsoleModes, FastGivesTheSameResultsAsReference) {
-    const auto [variant, profile] = GetParam();
-    const std::string loss = std::string(variant) == "fifo-before-init" ? " --expect-loss" : "";
-    check_modes("console-8250", variant, profile, "--payload-bytes 700" + loss);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllVariantsAndProfiles, ConsoleModes,
@@ -307,6 +376,22 @@ INSTANTIATE_TEST_SUITE_P(AllVariantsAndProfiles, BootModes,
                          ::testing::Combine(::testing::ValuesIn(boot_variants),
                                             ::testing::ValuesIn(boot_profiles)),
                          params_name());
+
+// rpi3b's mini UART reports its line as characters in fast mode too: the same results as on the pin.
+TEST(BootModes, Rpi3bLineAsCharactersGivesTheSameResultsAsThePin) {
+    for (const char* v : {"legacy", "nbcon-atomic", "merged"}) {
+        const std::string args = std::string("--variant ") + v + " --profile rpi3b --payload-bytes 3000";
+        const nlohmann::json chars = run_json("boot-console", args);
+        setenv("UARTVP_LINE", "pins", 1);
+        const nlohmann::json pins = run_json("boot-console", args);
+        unsetenv("UARTVP_LINE");
+        ASSERT_FALSE(chars.is_null());
+        EXPECT_EQ(simulated(chars), simulated(pins)) << args;
+        EXPECT_EQ(chars["transactions"], pins["transactions"]) << args;
+        EXPECT_LT(chars["host"]["time_steps"].get<double>(), pins["host"]["time_steps"].get<double>())
+            << args;
+    }
+}
 
 // boot-console with the earlycon as a boot console from the first record (the real console then skips
 // the replay), and with console_loglevel keeping records off the console.

@@ -6,6 +6,7 @@
 #include <limits>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include <uartvp/initiator_id.h>
 #include <uartvp/read_promise.h>
@@ -88,6 +89,8 @@ struct tx_frame {
     std::uint64_t start = 0, end = 0, bit = 16; // XIN cycles
     unsigned n = 0;                             // bits before the stop bit(s)
     std::uint32_t levels = 0;                   // bit k (k < n), start bit first
+    frame_format f;                             // the format it is sent in
+    std::uint8_t data = 0;
     bool level(unsigned k) const { return k < n ? (levels >> k) & 1 : true; }
 };
 
@@ -111,6 +114,18 @@ public:
 private:
     std::array<T, fifo_depth> m_v{};
     std::size_t m_head = 0, m_size = 0;
+};
+
+// Who hears the TX line as characters (uart16550::report_line). Not copied with the state: a copy run
+// forward (a promise, a debug read) reports nothing.
+struct line_sink {
+    serial_line_if* reader = nullptr;
+    line_sink() = default;
+    line_sink(const line_sink&) {}
+    line_sink& operator=(const line_sink&) {
+        reader = nullptr;
+        return *this;
+    }
 };
 
 struct rx_char {
@@ -161,9 +176,13 @@ public:
     uart16550_core(const uart16550_config& cfg, const cycle_clock& clk)
         : m_cfg(cfg)
         , m_clk(clk)
-        , m_mini(cfg.part == uart16550_part::bcm2835_mini) {
+        , m_mini(cfg.part == uart16550_part::bcm2835_mini)
+        , m_txd_edges(cfg.txd_edges) {
         apply_reset();
     }
+
+    // The TX line goes to `r` as characters from now on.
+    void report_line_to(serial_line_if* r) { m_sink.reader = r; }
 
     const sc_time& now() const { return m_now; }
 
@@ -264,15 +283,24 @@ public:
         case 2:
             write_fcr(v);
             break;
-        case 3:
+        case 3: {
+            const std::uint8_t was = m_lcr;
             m_lcr = m_mini ? v & (LCR_DLAB | LCR_BREAK | LCR_WLS) : v;
             rx_source_changed(); // BREAK acts on the serial output at once
+            if ((was ^ m_lcr) & LCR_BREAK) report_line_change();
             break;
-        case 4:
+        }
+        case 4: {
+            const std::uint8_t was = m_mcr;
             m_mcr = v & (m_mini ? MCR_RTS : 0x1F); // the mini UART has RTS only: no loopback, no OUT2
+            if ((was ^ m_mcr) & MCR_LOOP) {
+                if (!m_txd_edges) sync_frame_edges(); // loopback follows the frame's edges from now on
+                report_line_change();
+            }
             rx_source_changed();
             update_modem();
             break;
+        }
         case 7:
             m_scr = v;
             break;
@@ -318,18 +346,27 @@ public:
     void set_clock(const cycle_clock& clk) {
         m_clk = clk;
         m_next_ok = false;
+        // A character in flight finishes at the new rate: what was reported of it from now on is not so.
+        if (m_frame_active && m_now < at_cycle(m_frame.end)) report_line_change();
     }
     void set_reset(bool asserted) {
         m_next_ok = false;
         if (asserted == m_reset) return;
         m_reset = asserted;
-        if (asserted) apply_reset();
+        if (asserted) {
+            apply_reset();
+            report_line_change(); // a frame on the line is cut off: the line idles from now
+        }
         m_hunt_from = m_now;
         m_line.trim(m_now);
     }
 
     // ---- outputs
-    bool txd_pin() const { return (m_mcr & MCR_LOOP) ? true : serial_out(); }
+    // Without TXD edges the pin shows the line between characters only: mark, or space while BREAK.
+    bool txd_pin() const {
+        if (m_mcr & MCR_LOOP) return true;
+        return m_txd_edges ? serial_out() : !(m_lcr & LCR_BREAK);
+    }
     bool intr() const { return !(iir() & IIR_NO_INT); }
     bool irq_pin() const { return intr() && (!m_cfg.out2_gates_irq || out_active(MCR_OUT2)); }
     bool out_active(std::uint8_t mcr_bit) const { return (m_mcr & mcr_bit) && !(m_mcr & MCR_LOOP); }
@@ -375,7 +412,7 @@ private:
             if (m_frame_active) t = std::max(t, frame_end);
             consider(t, ev::tx_leave);
         }
-        if (m_frame_active && m_edge_k <= m_frame.n && !m_line_unseen)
+        if (m_frame_active && m_edge_k <= m_frame.n && !m_line_unseen && (m_txd_edges || (m_mcr & MCR_LOOP)))
             consider(at_cycle(m_frame.start + m_edge_k * m_frame.bit), ev::tx_edge);
         consider(m_thre_at, ev::thre_rise);
         consider(rx_event_time(), ev::rx);
@@ -453,10 +490,13 @@ private:
         fr.levels = std::uint32_t(b & ((1u << f.data_bits) - 1)) << 1;
         if (f.parity && f.parity_bit(b)) fr.levels |= 1u << (1 + f.data_bits);
         fr.end = fr.start + f.length();
+        fr.f = f;
+        fr.data = b;
         m_frame = fr;
         m_frame_active = true;
         m_edge_k = 0;
         skip_unchanged_edges();
+        if (m_sink.reader && !line_forced()) report_char();
         if (m_mini || !m_txq.empty()) return;
         // THR/FIFO empty: THRE rises now, or later (a slow part's latency; the datasheet's delay).
         m_thre_late_at = m_now + m_cfg.thre_delay;
@@ -533,6 +573,89 @@ private:
 
     // Serial output before loopback: mark when idle, the frame's bits, space while BREAK.
     bool serial_out() const { return !(m_lcr & LCR_BREAK) && m_so_frame; }
+
+    // ---- the TX line as characters (report_line)
+    // The frame's level at t, from its bit boundaries in closed form: a boundary at t is passed (as
+    // advance() processes an edge at t before an access at t).
+    bool frame_level_at(const sc_time& t) const {
+        if (!m_frame_active) return true;
+        const std::uint64_t c = m_clk.edge_at_or_before(t);
+        if (c < m_frame.start) return true;
+        return m_frame.level(
+            static_cast<unsigned>(std::min<std::uint64_t>((c - m_frame.start) / m_frame.bit, 32)));
+    }
+    // Without TXD edges the frame's edges are not processed outside loopback: where the frame is now.
+    void sync_frame_edges() {
+        m_so_frame = frame_level_at(m_now);
+        if (!m_frame_active) return;
+        const std::uint64_t c = m_clk.edge_at_or_before(m_now);
+        m_edge_k = c < m_frame.start ? 0
+                                     : static_cast<unsigned>(std::min<std::uint64_t>(
+                                           (c - m_frame.start) / m_frame.bit + 1, m_frame.n + 1));
+        skip_unchanged_edges();
+    }
+    // Loopback holds the line at mark, BREAK at space: the frame does not reach it.
+    bool line_forced() const { return (m_mcr & MCR_LOOP) || (m_lcr & LCR_BREAK); }
+
+    void report_char() {
+        const tx_frame& fr = m_frame;
+        const frame_format& f = fr.f;
+        const std::uint8_t b = fr.data;
+        const unsigned stops = f.stop_half == 2 ? 1 : 2;
+        serial_char c;
+        c.bits = fr.n + stops;
+        c.levels = static_cast<std::uint16_t>(fr.levels | ((1u << stops) - 1) << fr.n);
+        for (unsigned k = 0; k < c.bits; ++k)
+            c.edge[k] = at_cycle(fr.start + k * fr.bit);
+        c.edge[c.bits] = at_cycle(fr.end);
+        c.data_bits = f.data_bits;
+        c.parity = f.parity;
+        c.stop_bits = stops;
+        c.short_stop = f.stop_half == 3;
+        c.data = static_cast<std::uint8_t>(b & ((1u << f.data_bits) - 1));
+        m_sink.reader->line_char(c);
+        m_rep_until = c.end();
+        m_rep_final = true;
+    }
+    // The line at `v` from t on; nothing if that is what was reported already.
+    void report_level(const sc_time& t, bool v) {
+        if (t >= m_rep_until && v == m_rep_final) return;
+        m_sink.reader->line_level(t, v);
+        m_rep_until = t;
+        m_rep_final = v;
+    }
+    // BREAK or loopback changed, a reset, a new clock: the line from now on, reported anew. A frame
+    // not started yet goes as a character; one under way as the levels of its remaining bits.
+    void report_line_change() {
+        if (!m_sink.reader) return;
+        if (line_forced()) {
+            report_level(m_now, (m_mcr & MCR_LOOP) != 0);
+            return;
+        }
+        if (!m_frame_active || m_now >= at_cycle(m_frame.end)) {
+            report_level(m_now, true);
+            return;
+        }
+        const std::uint64_t c = m_clk.edge_at_or_before(m_now);
+        if (c < m_frame.start) {
+            m_sink.reader->line_level(m_now, true);
+            m_rep_until = m_now;
+            m_rep_final = true;
+            report_char();
+            return;
+        }
+        const unsigned k = static_cast<unsigned>((c - m_frame.start) / m_frame.bit);
+        bool v = m_frame.level(k);
+        m_sink.reader->line_level(m_now, v);
+        m_rep_until = m_now;
+        m_rep_final = v;
+        for (unsigned j = k + 1; j <= m_frame.n; ++j)
+            if (m_frame.level(j) != v) {
+                v = m_frame.level(j);
+                report_level(at_cycle(m_frame.start + j * m_frame.bit), v);
+            }
+        m_rep_until = std::max(m_rep_until, at_cycle(m_frame.end));
+    }
 
     // ---- receiver
     void rx_source_changed() { m_line.append(m_now, (m_mcr & MCR_LOOP) ? serial_out() : m_rxd_pin); }
@@ -717,6 +840,11 @@ private:
     uart16550_config m_cfg;
     cycle_clock m_clk;
     bool m_mini = false; // uart16550_part::bcm2835_mini
+    bool m_txd_edges = true;
+    line_sink m_sink;
+    // What was last reported: the line changes up to m_rep_until and stays at m_rep_final after it.
+    sc_time m_rep_until = SC_ZERO_TIME;
+    bool m_rep_final = true;
     sc_time m_now = SC_ZERO_TIME;
     mutable std::pair<sc_time, ev> m_next;
     mutable bool m_next_ok = false;
@@ -782,6 +910,18 @@ struct uart16550::impl {
     sc_event_or_list wake_on;
     detail::promise_breaker breaker; // accesses with side effects, input changes, reset
     detail::access_order order;
+    // The TX line's readers (report_line), each told what the core reports.
+    struct fanout : serial_line_if {
+        std::vector<serial_line_if*> readers;
+        void line_char(const serial_char& c) override {
+            for (serial_line_if* r : readers)
+                r->line_char(c);
+        }
+        void line_level(const sc_time& t, bool level) override {
+            for (serial_line_if* r : readers)
+                r->line_level(t, level);
+        }
+    } line_readers;
     bool rxd = true, reset = false;
     std::uint8_t modem = 0;
     struct shown_outputs {
@@ -900,6 +1040,11 @@ std::uint64_t uart16550::rx_overruns() const {
 }
 std::uint64_t uart16550::late_accesses() const {
     return m_impl->late;
+}
+
+void uart16550::report_line(serial_line_if& reader) {
+    m_impl->line_readers.readers.push_back(&reader);
+    m_impl->core.report_line_to(&m_impl->line_readers);
 }
 
 void uart16550::start_of_simulation() {

@@ -113,6 +113,13 @@ private:
     sc_core::sc_time m_cursor;
     sc_core::sc_event m_feed_event;
     bool m_feed_waiting = false; // waiting for an edge (not for a sample time)
+    // A frame's start (or the end of a break) taken from a change reported ahead of its time: the
+    // state and cursor before it, and the latest change such decisions rest on. A report that changes
+    // the line at or before that, while it is still ahead, has them taken again (m_recheck).
+    bool m_ahead = false;
+    state m_ahead_state = state::idle;
+    sc_core::sc_time m_ahead_cursor, m_ahead_last;
+    sc_core::sc_event m_recheck;
 };
 
 } // namespace uartvp

@@ -20,6 +20,8 @@ public:
     void add(sc_core::sc_signal_in_if<bool>& line, const std::string& leaf) {
         vcd_writer::add(line, "lines." + leaf);
     }
+    // A line written from its sender's reports (vcd_line_reader), named `leaf` as above.
+    void add(vcd_line_reader& line, const std::string& leaf) { line.add_to(*this, "lines." + leaf); }
     // The coarsest timescale (a power of ten in ps) that still gives `samples_per_bit` samples per bit.
     static std::uint64_t timescale_for(double baud, unsigned samples_per_bit = 16) {
         const double want_ps = 1e12 / baud / samples_per_bit;

@@ -14,6 +14,8 @@
 
 #include <systemc>
 
+#include <uartvp/serial_line.h>
+
 namespace uartvp {
 
 class vcd_writer : public sc_core::sc_module {
@@ -48,6 +50,12 @@ public:
     // `value` for deferred variable `var` from `at` on (at or after the earliest hold still open).
     void write_at(std::size_t var, const sc_core::sc_time& at, std::uint64_t value);
     void release(std::uint64_t hold);
+    // A variable whose changes are given ahead of their time (write_at with a time still to come), as a
+    // sender reports its line: each is written when its time comes, in time order with the others; one
+    // can be withdrawn until then (withdraw), and those still ahead when the file closes never happened.
+    std::size_t add_ahead(const std::string& name, unsigned width, std::uint64_t initial = 0);
+    // Withdraws the changes of `var` given for `from` or later that are not written yet.
+    void withdraw(std::size_t var, const sc_core::sc_time& from);
     // Write the initial values without a $dumpvars block (for readers that know only value changes).
     void plain_initial_values(bool on) { m_plain_init = on; }
     // Writes a last time stamp and closes the file (also done on destruction); false if a write failed.
@@ -61,9 +69,11 @@ private:
         std::string id;
         std::function<std::uint64_t()> read;
         std::uint64_t initial = 0; // a deferred variable's (read is empty)
+        bool ahead = false;        // given ahead of its time (add_ahead)
     };
     struct held {
         std::uint64_t tick;
+        std::uint64_t at; // the exact time (resolution units): orders changes within a tick
         const var* v;
         std::uint64_t value;
     };
@@ -74,23 +84,74 @@ private:
     void write_value(const var& v, std::uint64_t value);
     void change(const var& v);
     std::uint64_t tick_of(const sc_core::sc_time& t) const;
-    void append_number(std::uint64_t n);
     void flush_buffer();
-    void put(std::uint64_t tick, const var& v, std::uint64_t value);
-    void insert_held(std::uint64_t tick, const var& v, std::uint64_t value);
+    void put(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value);
+    void add_change(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value,
+                    std::uint64_t now);
+    void insert_held(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value);
+    std::size_t new_var(const std::string& name, unsigned width);
     void flush_held(bool all);
     std::string m_path;
     std::uint64_t m_ts_ps, m_units_per_ps_den, m_units_per_ps_num;
     std::ofstream m_out;
-    std::string m_buf; // the changes, written to m_out in large blocks (a stream put per character costs)
+    // The changes, formatted in place and written to m_out in large blocks (a stream or string put per
+    // character costs more than the formatting).
+    static constexpr std::size_t block = std::size_t{1} << 16;
+    std::unique_ptr<char[]> m_buf{new char[block + 256]}; // room for one more change past a block
+    std::size_t m_len = 0;
+    std::uint64_t m_ts_hi = 0; // a time stamp's digits above the last eight, formatted once
+    char m_ts_hi_digits[20];
+    unsigned m_ts_hi_len = 0;
     bool m_ok = true;
     std::vector<std::unique_ptr<var>> m_vars;
     std::uint64_t m_last_tick = 0;
+    std::uint64_t m_last_at = 0; // the exact time of the last change written
     bool m_plain_init = false;
     std::vector<std::pair<const sc_core::sc_port_base*, std::string>> m_ports;
-    std::deque<held> m_held;                        // in time order
+    // The held changes in time order: a vector read from `head` on (a deque's insertion and paging
+    // cost more than these few changes need), compacted once most of it has been written.
+    struct held_queue {
+        std::vector<held> q;
+        std::size_t head = 0;
+        bool empty() const { return head == q.size(); }
+        const held& front() const { return q[head]; }
+        void pop_front() {
+            if (++head == q.size()) {
+                q.clear();
+                head = 0;
+            } else if (head >= 4096 && head * 2 >= q.size()) {
+                q.erase(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(head));
+                head = 0;
+            }
+        }
+    } m_held;
     std::map<std::uint64_t, std::uint64_t> m_holds; // handle -> tick
     std::uint64_t m_next_hold = 0;
+};
+
+// A serial line written from its sender's character reports (serial_line_if) instead of a pin: hand it
+// to the sender (pl011::report_line, or any UART reporting its line that way), which then need not
+// drive its TX pin edge by edge, and each file it is added to gets the changes the pin would show,
+// byte for byte: every level change at its exact time (written when that time comes, so in time order
+// with the other signals' changes; at one time, before the changes of signals written after the pin),
+// a level reported inside a character cutting it there, nothing the run did not reach.
+class vcd_line_reader : public serial_line_if {
+public:
+    explicit vcd_line_reader(bool initial = true)
+        : m_base(initial) {}
+    // Adds the line to `w` as a variable `name` of its own (before the simulation starts).
+    void add_to(vcd_writer& w, const std::string& name);
+    void line_char(const serial_char& c) override;
+    void line_level(const sc_core::sc_time& t, bool level) override;
+    bool initial() const { return m_initial; }
+
+private:
+    void forget_past();
+    void edge(const sc_core::sc_time& t, bool level);
+    std::vector<std::pair<vcd_writer*, std::size_t>> m_to;
+    std::deque<std::pair<sc_core::sc_time, bool>> m_edges; // given, not yet in the past
+    bool m_base;                                           // the level before them
+    bool m_initial = m_base;
 };
 
 } // namespace uartvp

@@ -27,6 +27,9 @@ struct serial_char {
     bool parity = false;
     unsigned stop_bits = 1;
     std::uint8_t data = 0; // the data bits alone
+    // 1.5 stop bits (a 16550's 5-bit words with LCR.STB): stop_bits is 2 and the last lasts half a bit,
+    // as edge[bits] says.
+    bool short_stop = false;
 
     const sc_core::sc_time& start() const { return edge[0]; }
     const sc_core::sc_time& end() const { return edge[bits]; }
@@ -34,15 +37,22 @@ struct serial_char {
 };
 
 // What a reader of the line implements. Reports come in time order, each at or before the time it
-// describes (a character may be reported up to one clock period of its sender before its start).
+// describes (a character may be reported before its start: up to one clock period of its sender for
+// the PL011, up to a bit time after the write that sent it for the 16550, and a loosely timed sender
+// reports from an access's local time, up to a quantum ahead). What a reader decides ahead of time on
+// a reported change (a frame starts there) it must decide again if a later report changes the line at
+// or before that change.
 class serial_line_if {
 public:
     virtual ~serial_line_if() = default;
     // A character, as it starts.
     virtual void line_char(const serial_char& c) = 0;
     // The line is at `level` from time `t` on, outside any character: idle (high) or a break (low).
-    // A report inside a character reported before cuts it there (the sender was reset): none of its
-    // bits from `t` on reach the line.
+    // A report inside a character reported before cuts it there (the sender was reset, or a break or
+    // loopback took the line): none of its bits from `t` on reach the line; in general a report
+    // replaces whatever was reported for `t` and after. A sender may also give the line level by level,
+    // ahead of time, where no whole character starts (the rest of a character that a break or loopback
+    // let go of before its end, a character whose clock changed under way).
     virtual void line_level(const sc_core::sc_time& t, bool level) = 0;
 };
 

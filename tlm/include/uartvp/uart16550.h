@@ -58,6 +58,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include <uartvp/cycle_clock.h>
+#include <uartvp/serial_line.h>
 
 namespace uartvp {
 class vcd_writer;
@@ -89,6 +90,11 @@ struct uart16550_config {
     sc_core::sc_time tx_drain_time = sc_core::SC_ZERO_TIME;
     sc_core::sc_time thre_delay = sc_core::SC_ZERO_TIME;
     uart16550_part part = uart16550_part::pc16550d;
+    // Drive the txd port edge by edge (the default). Off: the line goes to report_line()'s readers as
+    // characters, the model wakes where a character starts or ends rather than at every TXD edge, and
+    // txd shows only the level between characters (mark, space while LCR.BREAK; mark in loopback).
+    // Loopback into the receiver is unaffected.
+    bool txd_edges = true;
 };
 
 class uart16550 : public sc_core::sc_module {
@@ -139,6 +145,14 @@ public:
     // Accesses whose (local) time was earlier than the time the model had reached (loosely timed
     // initiators running ahead of each other): applied at the model's time.
     std::uint64_t late_accesses() const;
+
+    // Reports the TX line to `reader` as characters, each as it starts (<uartvp/serial_line.h>), with
+    // txd_edges on or off. What cuts a character is reported where it acts: LCR.BREAK (space at once),
+    // loopback (mark), a reset (mark) by line_level(); BREAK or loopback released inside a character by
+    // the levels of its remaining bits; a new XIN rate by the rest of the character anew. A divisor or
+    // LCR change inside a character does not touch it (the format is taken as it starts). Call before
+    // the simulation starts; `reader` must outlive the simulation.
+    void report_line(serial_line_if& reader);
 
     // Adds the lines, IRQ and observation signals to a trace file, prefixed with this module's name
     // (sc_trace(tf, uart, name): with another prefix), or to a vcd_writer (<uartvp/vcd_writer.h>). Call

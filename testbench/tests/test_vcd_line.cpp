@@ -1,0 +1,217 @@
+// vcd_line_reader: a serial line written from its sender's character reports gives the files a pin
+// driven edge by edge gives, byte for byte, in a VCD at 1 ps and in a lines VCD at a coarse timescale:
+// random frames and bit times, characters back to back, reports ahead of their time (up to a character
+// and a bit), resets cutting characters, breaks, a break ending where a start bit begins, other
+// signals changing at the same instants and within a coarse tick of them, and a run that ends inside a
+// reported character.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <uartvp/lines_vcd.h>
+#include <uartvp/vcd_writer.h>
+
+#include "sim_main.h"
+
+using namespace sc_core;
+using namespace uartvp;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    std::ostringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+struct step {
+    sc_time at;
+    bool level;
+};
+
+// What the sender does: characters (with the time each is reported) and line levels between or
+// inside them (a reset's cut, a break), in report order.
+struct traffic {
+    struct report {
+        sc_time when; // reported at
+        bool is_char;
+        serial_char c;
+        sc_time level_at;
+        bool level = true;
+    };
+    std::vector<report> reports;
+    std::vector<step> pin;         // the pin's changes, in time order
+    std::vector<sc_time> other_at; // when the other signal changes
+    sc_time end;                   // where the run stops
+    unsigned cuts = 0, breaks = 0;
+};
+
+sc_time ps(std::uint64_t v) {
+    return sc_time::from_value(v); // the default resolution: 1 ps
+}
+
+traffic make_traffic(unsigned chars, std::uint32_t seed) {
+    std::mt19937_64 rng(seed);
+    auto pick = [&](std::uint64_t lo, std::uint64_t hi) {
+        return std::uniform_int_distribution<std::uint64_t>(lo, hi)(rng);
+    };
+    traffic t;
+    // The pin's changes as a reader of the reports has them: a level given at t replaces those at
+    // or after t (a cut); only changes count.
+    auto drive = [&](const sc_time& at, bool l) {
+        while (!t.pin.empty() && t.pin.back().at >= at)
+            t.pin.pop_back();
+        const bool before = t.pin.empty() ? true : t.pin.back().level;
+        if (l != before) t.pin.push_back({at, l});
+    };
+    std::uint64_t now = pick(1000, 50'000'000), last_report = 0;
+    for (unsigned i = 0; i < chars; ++i) {
+        const unsigned data_bits = static_cast<unsigned>(pick(5, 8));
+        const bool parity = pick(0, 1);
+        const unsigned stop_bits = static_cast<unsigned>(pick(1, 2));
+        serial_char c;
+        c.bits = 1 + data_bits + parity + stop_bits;
+        c.data_bits = data_bits;
+        c.parity = parity;
+        c.stop_bits = stop_bits;
+        c.data = static_cast<std::uint8_t>(pick(0, (1u << data_bits) - 1));
+        c.levels = static_cast<std::uint16_t>(c.data << 1);
+        if (parity && pick(0, 1)) c.levels |= static_cast<std::uint16_t>(1u << (1 + data_bits));
+        for (unsigned k = 1 + data_bits + parity; k < c.bits; ++k)
+            c.levels |= static_cast<std::uint16_t>(1u << k);
+        const std::uint64_t bit = pick(1'000'000, 30'000'000); // 1 to 30 us per bit, in ps
+        for (unsigned k = 0; k <= c.bits; ++k)
+            c.edge[k] = ps(now + k * bit + (k ? pick(0, bit / 8) : 0));
+        // Reported up to a character and a bit ahead, never before the report before it.
+        const std::uint64_t ahead = pick(0, 2) == 0 ? 0 : pick(0, (c.bits + 1) * bit);
+        const std::uint64_t when = std::max(last_report, now > ahead ? now - ahead : 0);
+        last_report = when;
+        t.reports.push_back({ps(when), true, c, SC_ZERO_TIME, true});
+        for (unsigned k = 0; k < c.bits; ++k)
+            drive(c.edge[k], c.level(k));
+        if (pick(0, 3) == 0) t.other_at.push_back(c.edge[0]); // at the start bit's edge
+        if (pick(0, 3) == 0) t.other_at.push_back(c.edge[pick(1, c.bits - 1)]);
+        // Within a lines VCD tick (100 ns) of an edge, before or after it.
+        if (pick(0, 1) == 0) {
+            const std::uint64_t e = c.edge[pick(1, c.bits - 1)].value(), d = pick(1, 99'999);
+            t.other_at.push_back(ps(pick(0, 1) ? e + d : e - d));
+        }
+        std::uint64_t end = c.end().value();
+        const bool last = i + 1 == chars;
+        if (last) t.end = c.edge[c.bits / 2] + ps(1); // the run stops inside it, after its report
+        if (!last &&
+            pick(0, 5) == 0) { // a reset cuts it, reported at or after the character, at or before the cut
+            const std::uint64_t cut = pick(c.edge[1].value(), c.end().value() - 1);
+            const std::uint64_t at = pick(when, cut);
+            last_report = at;
+            t.reports.push_back({ps(at), false, {}, ps(cut), true});
+            drive(ps(cut), true);
+            end = cut;
+            ++t.cuts;
+        }
+        if (!last && pick(0, 9) == 0) { // a break, then idle again
+            const std::uint64_t from = end + pick(0, 3 * bit), to = from + pick(bit, 20 * bit);
+            last_report = std::max(last_report, from);
+            t.reports.push_back({ps(from), false, {}, ps(from), false});
+            t.reports.push_back({ps(to), false, {}, ps(to), true});
+            drive(ps(from), false);
+            drive(ps(to), true);
+            last_report = to;
+            end = to;
+            ++t.breaks;
+        }
+        now = end + (pick(0, 2) == 0 ? 0 : pick(1, 5 * bit)); // back to back, or a gap
+        if (pick(0, 4) == 0) t.other_at.push_back(ps(pick(end, now)));
+    }
+    return t;
+}
+
+SC_MODULE(sender) {
+    sc_signal<bool> pin{"pin", true};
+    sc_signal<unsigned> other{"other", 0};
+    sc_signal<bool> flag{"flag", false}; // toggled with `other`
+    const traffic& t;
+    serial_line_if& reader;
+    SC_HAS_PROCESS(sender);
+    sender(const sc_module_name& n, const traffic& tr, serial_line_if& r)
+        : sc_module(n)
+        , t(tr)
+        , reader(r) {
+        SC_THREAD(report);
+        SC_THREAD(drive);
+    }
+    void report() {
+        for (const auto& r : t.reports) {
+            if (r.when > sc_time_stamp()) wait(r.when - sc_time_stamp());
+            if (r.is_char)
+                reader.line_char(r.c);
+            else
+                reader.line_level(r.level_at, r.level);
+        }
+    }
+    // The pin, and at some of its instants another signal, written after it in the same delta cycle.
+    void drive() {
+        std::size_t p = 0, o = 0;
+        unsigned n = 0;
+        while (p < t.pin.size() || o < t.other_at.size()) {
+            sc_time next = sc_max_time();
+            if (p < t.pin.size()) next = t.pin[p].at;
+            if (o < t.other_at.size()) next = std::min(next, t.other_at[o]);
+            if (next > sc_time_stamp()) wait(next - sc_time_stamp());
+            if (p < t.pin.size() && t.pin[p].at == next) pin.write(t.pin[p++].level);
+            while (o < t.other_at.size() && t.other_at[o] == next) {
+                other.write(++n);
+                flag.write(n & 1);
+                ++o;
+            }
+        }
+    }
+};
+
+} // namespace
+
+TEST(VcdLineReader, ReportedCharactersGiveThePinsFilesByteForByte) {
+    UARTVP_SIM_TEST();
+    traffic t = make_traffic(3000, 7);
+    // Other-signal instants in time order (the generator appends a few out of order).
+    std::sort(t.other_at.begin(), t.other_at.end());
+    ASSERT_GT(t.cuts, 200u);
+    ASSERT_GT(t.breaks, 100u);
+    char dir[] = "/tmp/uartvp-vcd-line-XXXXXX";
+    const std::string d = mkdtemp(dir);
+    vcd_line_reader reader;
+    sender s("s", t, reader);
+    vcd_writer pin_vcd("pin_vcd", d + "/pin.vcd"), rep_vcd("rep_vcd", d + "/rep.vcd");
+    const std::uint64_t coarse = lines_vcd::timescale_for(115200);
+    lines_vcd pin_lines("pin_lines", d + "/pin.lines.vcd", coarse),
+        rep_lines("rep_lines", d + "/rep.lines.vcd", coarse);
+    pin_vcd.add(s.pin, "lines.txd");
+    reader.add_to(rep_vcd, "lines.txd");
+    pin_vcd.add(s.other, "u.other", 32);
+    rep_vcd.add(s.other, "u.other", 32);
+    pin_lines.add(s.pin, "txd");
+    rep_lines.add(reader, "txd");
+    pin_lines.add(s.flag, "flag");
+    rep_lines.add(s.flag, "flag");
+    sc_start(t.end);
+    ASSERT_TRUE(pin_vcd.close() && rep_vcd.close() && pin_lines.close() && rep_lines.close());
+    const std::string a = slurp(d + "/pin.vcd"), b = slurp(d + "/rep.vcd");
+    EXPECT_GT(a.size(), 20000u);
+    EXPECT_TRUE(a == b) << "NAME.vcd from the reports differs from the pin's";
+    const std::string la = slurp(d + "/pin.lines.vcd"), lb = slurp(d + "/rep.lines.vcd");
+    EXPECT_GT(la.size(), 10000u);
+    EXPECT_TRUE(la == lb) << "NAME.lines.vcd from the reports differs from the pin's";
+    for (const char* f : {"/pin.vcd", "/rep.vcd", "/pin.lines.vcd", "/rep.lines.vcd"})
+        std::remove((d + f).c_str());
+    rmdir(d.c_str());
+}
