@@ -12,13 +12,10 @@ namespace uartvp::cpu {
 
 using namespace sc_core;
 
-namespace {
-core* g_current = nullptr;
-} // namespace
+core* core::s_current = nullptr;
 
-core& core::current() {
-    if (!g_current) throw std::logic_error("kernel API called outside a task");
-    return *g_current;
+void core::no_current() {
+    throw std::logic_error("kernel API called outside a task");
 }
 
 core::core(const sc_module_name& name, unsigned id, const timing_profile& timing)
@@ -52,7 +49,7 @@ core::core(const sc_module_name& name, unsigned id, const timing_profile& timing
 }
 
 core::~core() {
-    if (g_current == this) g_current = nullptr;
+    if (s_current == this) s_current = nullptr;
 }
 
 void core::trace(sc_trace_file* tf, const std::string& prefix) {
@@ -235,7 +232,7 @@ void core::schedule(bool block, bool preempted) {
         wait(me->resume);
     me->go = false;
     me->woken = false;
-    g_current = this;
+    s_current = this;
     if (m_time < sc_time_stamp()) m_time = sc_time_stamp();
 }
 
@@ -243,7 +240,7 @@ void core::task_main(task& t) {
     while (!t.go)
         wait(t.resume);
     t.go = false;
-    g_current = this;
+    s_current = this;
     if (m_time < sc_time_stamp()) m_time = sc_time_stamp();
     sync();
     task_stats& s = m_stats[t.index];
@@ -281,7 +278,7 @@ void core::idle_loop() {
                 wait(m_wake_idle);
             continue;
         }
-        g_current = this;
+        s_current = this;
         sync(); // the last task's work ends, interrupts on the way
         if (!m_runnable.empty()) continue;
         if (m_busy) {
@@ -328,7 +325,7 @@ void core::take_interrupts() {
         m_irq_enabled = false; // hard-IRQ context: not an IRQs-off window of the task's
         in_hardirq.write(true);
         m_time += irq_entry_cost;
-        g_current = this;
+        s_current = this;
         static const std::string unnamed = "irq";
         m_irq_label = &unnamed;
         m_source->handle(*this);
@@ -344,7 +341,7 @@ void core::take_interrupts() {
                 throw std::runtime_error(std::string(name()) + ": interrupt storm: a source stays pending "
                                                                "however often its handlers run");
         }
-        g_current = this;
+        s_current = this;
         in_hardirq.write(false);
         m_irq_enabled = true;
         --m_hardirq_depth;
@@ -381,7 +378,7 @@ void core::sync() {
     }
     m_skip_irq_check_at = sc_max_time();
     m_ahead_mark = sc_time_stamp().value() + m_max_ahead;
-    g_current = this;
+    s_current = this;
 }
 
 void core::wait_for(const sc_event& ev, const sc_time& until) {
@@ -399,14 +396,8 @@ void core::wait_for(const sc_event& ev, const sc_time& until) {
         else
             wait(until - now, ev);
     }
-    g_current = this;
+    s_current = this;
     if (m_time < sc_time_stamp()) m_time = sc_time_stamp();
-}
-
-void core::relax() {
-    ++m_cur_stats->relax;
-    m_time += m_relax_time;
-    bound_ahead();
 }
 
 void core::bound_ahead_slow() {
@@ -449,7 +440,7 @@ bool core::transport(tlm::tlm_generic_payload& tx, bool synced) {
         throw;
     }
     tx.clear_extension(&who); // it lives on our stack, not the payload's
-    g_current = this;         // the target may have waited
+    s_current = this;         // the target may have waited
     if (!tx.is_response_ok()) {
         std::ostringstream msg;
         msg << name() << ": " << (tx.is_read() ? "read" : "write") << " of " << tx.get_data_length()
@@ -498,7 +489,7 @@ void core::remember(std::uint64_t addr, unsigned size, std::uint32_t v, const re
 // Otherwise the core synchronises as for a transaction, and answers from the promise if it still holds
 // with nothing else left to happen at t (access_order.h: the target would serve the read at once);
 // else the read is a transaction. Any number of initiators: their processes are SystemC activity.
-std::uint32_t core::read(std::uint64_t addr, unsigned size) {
+std::uint32_t core::read_slow(std::uint64_t addr, unsigned size) {
     if (!m_collapse) return read(addr, size, nullptr, nullptr);
     bool synced = false;
     // The hot path of literal loops, inline: a standing promise of the whole value, nothing due.
@@ -714,7 +705,7 @@ core::poll_result core::poll(std::uint64_t addr, unsigned size,
             }
             if (sc_time_stamp() < real) n = std::min(n, counted_until_now());
         }
-        g_current = this;
+        s_current = this;
         stats_of_current().mmio_reads += n;
         reads += n;
         m_time = sc_time::from_value(start + n * p); // each counted read was followed by the wait

@@ -142,9 +142,15 @@ public:
     // Adds the task, IRQs-off and bus signals to a trace file and starts driving the bus signals.
     void trace(sc_core::sc_trace_file* tf, const std::string& prefix);
     // Starts driving the bus signals (otherwise they cost nothing).
-    void observe_bus() { m_traced = true; }
+    void observe_bus() {
+        m_traced = true;
+        update_fast_reads();
+    }
     // Tells the observers each access as it is issued (core_observer::access).
-    void observe_accesses() { m_accesses_observed = true; }
+    void observe_accesses() {
+        m_accesses_observed = true;
+        update_fast_reads();
+    }
     // Spans for a timeline or waves (see core_observer); the observer outlives the simulation's run.
     void add_observer(core_observer& o) { m_observers.push_back(&o); }
     // Tells the observers about the task still on the core at the end of the run.
@@ -154,10 +160,17 @@ public:
     void label_interrupt(const std::string& what) { m_irq_label = &what; }
 
     // The core whose task (or interrupt handler) is executing: the kernel API acts on it.
-    static core& current();
+    // Inline: the kernel API asks for it on every call (a literal loop's every readl() and cpu_relax()).
+    static core& current() {
+        if (!s_current) no_current();
+        return *s_current;
+    }
 
     // Fast mode (the default): polling loops with promised values run as one operation.
-    void set_collapse_polls(bool on) { m_collapse = on; }
+    void set_collapse_polls(bool on) {
+        m_collapse = on;
+        update_fast_reads();
+    }
     bool collapse_polls() const { return m_collapse; }
     // Register reads that were transactions, and those a standing promise answered (see read()).
     std::uint64_t transactions() const { return m_transactions; }
@@ -172,7 +185,11 @@ public:
     // `while (readl(FR) & BUSY) cpu_relax();`): its time is spent, and the core synchronises only
     // where something could have broken the promise before the read's time (any SystemC activity
     // due by then), when the promise ends, or when it ran max_ahead_ns ahead.
-    std::uint32_t read(std::uint64_t addr, unsigned size);
+    // The hot path of literal loops is inline (read_fast()); every other case is read_slow().
+    std::uint32_t read(std::uint64_t addr, unsigned size) {
+        std::uint32_t v;
+        return read_fast(addr, size, v) ? v : read_slow(addr, size);
+    }
     // while (keep(read(addr)) cpu_relax(); returns the last value read. `bits`: the bits of the value
     // that keep() tests (0: any); a target may promise those for longer than the whole value.
     std::uint32_t spin_read_while(std::uint64_t addr, unsigned size,
@@ -197,7 +214,11 @@ public:
         m_time += m_timing.cycles(n);
         bound_ahead();
     }
-    void relax();
+    void relax() {
+        ++m_cur_stats->relax;
+        m_time += m_relax_time;
+        bound_ahead();
+    }
     // IRQ mask: returns the previous state (true = IRQs were enabled).
     bool irq_disable();
     void irq_restore(bool enabled);
@@ -232,6 +253,27 @@ public:
     bool exposed() const;
 
 private:
+    static core* s_current; // current(): set by whichever of the cores' threads runs
+    [[noreturn]] static void no_current();
+    // A read of the whole value that the standing promise last used covers, with nothing to tell
+    // (not traced, no access observers), the core's time within its bound ahead and SystemC quiet
+    // before it: the same answer read_slow() gives in that case, without a call.
+    bool read_fast(std::uint64_t addr, unsigned size, std::uint32_t& v) {
+        if (!m_fast_reads) return false;
+        standing_promise& s = m_standing[m_standing_hit];
+        if (s.size != size || s.addr != addr || s.held != 0 || !s.holds() || !(m_time < s.until) ||
+            m_time.value() > m_ahead_mark || !quiet_before(m_time))
+            return false;
+        m_time += s.read_part;
+        ++m_promised_reads;
+        ++m_cur_stats->mmio_reads;
+        v = s.value;
+        return true;
+    }
+    std::uint32_t read_slow(std::uint64_t addr, unsigned size);
+    // read_fast() may answer: fast mode, nothing traced or observed (one test instead of three).
+    bool m_fast_reads = true;
+    void update_fast_reads() { m_fast_reads = m_collapse && !m_traced && !m_accesses_observed; }
     friend struct task;
     void idle_loop();
     void task_main(task& t);
