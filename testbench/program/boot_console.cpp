@@ -271,8 +271,7 @@ public:
     bool timed_out = false;
     sc_event boot_done;
 
-    // `pins`: waves record TXD, which the mini UART then drives edge by edge.
-    boot_platform(const sc_module_name& name, const params& p, bool pins = false)
+    boot_platform(const sc_module_name& name, const params& p)
         : sc_module(name)
         , kernel("kernel", p.cores, boot_timing(p), boot_kernel(p))
         , bus("bus")
@@ -290,10 +289,10 @@ public:
             c.reg_io_width = 4;
             // The line as characters in fast mode (unless UARTVP_LINE=pins), as console-8250 has it.
             const char* line = std::getenv("UARTVP_LINE");
-            const bool chars = !p.reference && !(line && std::string(line) == "pins");
-            c.txd_edges = !chars || pins;
+            m_chars = !p.reference && !(line && std::string(line) == "pins");
+            c.txd_edges = !m_chars;
             mini = std::make_unique<uart16550>("uart0", c);
-            if (chars) {
+            if (m_chars) {
                 mini->report_line(monitor);
                 monitor.take_characters(true);
             }
@@ -349,7 +348,11 @@ public:
             w.bit(bmc->ncts, "uart0.ncts");
             w.end_group();
         }
-        w.lines(txd, rxd);
+        // The mini UART's TXD from its character reports where it does not drive the pin.
+        if (mini && m_chars)
+            mini->report_line(w.lines_from_reports(rxd));
+        else
+            w.lines(txd, rxd);
     }
 
 private:
@@ -377,6 +380,7 @@ private:
         sc_stop();
     }
     params m_p;
+    bool m_chars = false; // the mini UART reports its line as characters (no TXD edges)
 };
 
 // The CSD report as the waiter prints it (kernel/smp.c), with the target's NMI backtrace and the
@@ -522,7 +526,7 @@ run_result run_boot_console(const run_request& rq) {
         calibrated || !rq.payload ? (rpi ? rpi3b_plan() : grace_plan()) : payload_plan(*rq.payload);
     std::unique_ptr<waves> w;
     if (!rq.vcd.empty()) w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud), rq.fst);
-    boot_platform soc("soc", p, w != nullptr);
+    boot_platform soc("soc", p);
     if (w) soc.add_waves(*w);
     const std::unique_ptr<timeline> tl = make_timeline(rq);
     if (tl) {

@@ -57,6 +57,7 @@ std::size_t vcd_writer::new_var(const std::string& name, unsigned width) {
     auto v = std::make_unique<var>();
     v->name = name;
     v->width = width;
+    v->index = m_vars.size();
     // Identifiers: printable characters from '!' in base 94.
     for (std::size_t n = m_vars.size();; n /= 94) {
         v->id += static_cast<char>('!' + n % 94);
@@ -200,6 +201,7 @@ void vcd_writer::flush_held(bool all) {
 
 void vcd_writer::put(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value) {
     if (tick != m_last_tick) {
+        write_tick_changes();
         char* p = m_buf.get() + m_len;
         *p++ = '#';
         if (tick < 100'000'000) {
@@ -231,8 +233,22 @@ void vcd_writer::put(std::uint64_t tick, std::uint64_t at, const var& v, std::ui
     }
     m_last_tick = tick;
     m_last_at = at;
-    write_value(v, value);
-    if (m_len >= block) flush_buffer();
+    m_tick_changes.push_back({&v, value});
+}
+
+// One time stamp's changes in the order the variables were added (a variable changing twice in it
+// keeps its order): the file does not depend on the order in which the scheduler ran the processes
+// that changed them at one instant (two cores going idle at one timer tick, a line written from
+// reports rather than a pin).
+void vcd_writer::write_tick_changes() {
+    if (m_tick_changes.size() > 1)
+        std::stable_sort(m_tick_changes.begin(), m_tick_changes.end(),
+                         [](const tick_change& a, const tick_change& b) { return a.v->index < b.v->index; });
+    for (const tick_change& c : m_tick_changes) {
+        write_value(*c.v, c.value);
+        if (m_len >= block) flush_buffer();
+    }
+    m_tick_changes.clear();
 }
 
 void vcd_writer::start_of_simulation() {
@@ -321,6 +337,7 @@ void vcd_writer::change(const var& v) {
 bool vcd_writer::close() {
     if (!m_out.is_open()) return m_ok;
     flush_held(true);
+    write_tick_changes();
     flush_buffer();
     // A last time stamp, so that a viewer or decoder sees the final values last.
     const std::uint64_t ps = sc_core::sc_time_stamp().value() * m_units_per_ps_den / m_units_per_ps_num;
@@ -343,14 +360,19 @@ void vcd_line_reader::line_char(const serial_char& c) {
 
 void vcd_line_reader::line_level(const sc_core::sc_time& t, bool level) {
     forget_past();
-    // Inside a character reported before: its changes from t on never reach the line.
-    if (!m_edges.empty() && m_edges.back().first >= t) {
-        while (!m_edges.empty() && m_edges.back().first >= t)
-            m_edges.pop_back();
-        for (const auto& [w, var] : m_to)
-            w->withdraw(var, t);
-    }
+    // Inside a character reported before, or before one reported ahead: its changes from t on never
+    // reach the line.
+    cut(t);
     edge(t, level);
+}
+
+// Drops the changes given for `t` or later; the edge at `t` itself is left to edge(), which replaces it.
+void vcd_line_reader::cut(const sc_core::sc_time& t) {
+    if (m_edges.empty() || m_edges.back().first <= t) return;
+    while (!m_edges.empty() && m_edges.back().first > t)
+        m_edges.pop_back();
+    for (const auto& [w, var] : m_to)
+        w->withdraw(var, t + sc_core::sc_time::from_value(1));
 }
 
 // Changes before the present are written: only the level they leave matters.
