@@ -57,12 +57,12 @@ std::size_t vcd_writer::new_var(const std::string& name, unsigned width) {
     auto v = std::make_unique<var>();
     v->name = name;
     v->width = width;
-    v->index = m_vars.size();
     // Identifiers: printable characters from '!' in base 94.
     for (std::size_t n = m_vars.size();; n /= 94) {
         v->id += static_cast<char>('!' + n % 94);
         if (n < 94) break;
     }
+    v->index = m_vars.size();
     m_vars.push_back(std::move(v));
     return m_vars.size() - 1;
 }
@@ -199,9 +199,33 @@ void vcd_writer::flush_held(bool all) {
     }
 }
 
+// The changes of one time stamp are written together, in the order the variables were added (a
+// value given twice at one time keeps its order): a VCD says nothing by the order within a time stamp,
+// and the file then does not depend on the order in which SystemC ran the processes of one instant (a
+// line written from its sender's reports gives the same file as its pin).
 void vcd_writer::put(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value) {
-    if (tick != m_last_tick) {
-        write_tick_changes();
+    if (tick != m_group_tick && !m_group.empty()) write_group();
+    m_group_tick = tick;
+    m_group.push_back({v.index, value});
+    m_last_tick = tick;
+    m_last_at = at;
+}
+
+void vcd_writer::write_group() {
+    // Insertion sort: a time stamp holds a few changes, mostly in order already.
+    for (std::size_t i = 1; i < m_group.size(); ++i)
+        for (std::size_t j = i; j > 0 && m_group[j - 1].first > m_group[j].first; --j)
+            std::swap(m_group[j - 1], m_group[j]);
+    write_stamp(m_group_tick);
+    for (const auto& [index, value] : m_group) {
+        write_value(*m_vars[index], value);
+        if (m_len >= block) flush_buffer();
+    }
+    m_group.clear();
+}
+
+void vcd_writer::write_stamp(std::uint64_t tick) {
+    if (tick != m_stamp_tick) {
         char* p = m_buf.get() + m_len;
         *p++ = '#';
         if (tick < 100'000'000) {
@@ -230,25 +254,8 @@ void vcd_writer::put(std::uint64_t tick, std::uint64_t at, const var& v, std::ui
         }
         *p++ = '\n';
         m_len = static_cast<std::size_t>(p - m_buf.get());
+        m_stamp_tick = tick;
     }
-    m_last_tick = tick;
-    m_last_at = at;
-    m_tick_changes.push_back({&v, value});
-}
-
-// One time stamp's changes in the order the variables were added (a variable changing twice in it
-// keeps its order): the file does not depend on the order in which the scheduler ran the processes
-// that changed them at one instant (two cores going idle at one timer tick, a line written from
-// reports rather than a pin).
-void vcd_writer::write_tick_changes() {
-    if (m_tick_changes.size() > 1)
-        std::stable_sort(m_tick_changes.begin(), m_tick_changes.end(),
-                         [](const tick_change& a, const tick_change& b) { return a.v->index < b.v->index; });
-    for (const tick_change& c : m_tick_changes) {
-        write_value(*c.v, c.value);
-        if (m_len >= block) flush_buffer();
-    }
-    m_tick_changes.clear();
 }
 
 void vcd_writer::start_of_simulation() {
@@ -305,6 +312,8 @@ void vcd_writer::start_of_simulation() {
     if (!m_plain_init) m_out << "$end\n";
     m_last_tick = 0;
     m_last_at = 0;
+    m_stamp_tick = 0;
+    m_group_tick = 0;
 }
 
 void vcd_writer::write_value(const var& v, std::uint64_t value) {
@@ -337,7 +346,7 @@ void vcd_writer::change(const var& v) {
 bool vcd_writer::close() {
     if (!m_out.is_open()) return m_ok;
     flush_held(true);
-    write_tick_changes();
+    if (!m_group.empty()) write_group();
     flush_buffer();
     // A last time stamp, so that a viewer or decoder sees the final values last.
     const std::uint64_t ps = sc_core::sc_time_stamp().value() * m_units_per_ps_den / m_units_per_ps_num;
@@ -362,17 +371,13 @@ void vcd_line_reader::line_level(const sc_core::sc_time& t, bool level) {
     forget_past();
     // Inside a character reported before, or before one reported ahead: its changes from t on never
     // reach the line.
-    cut(t);
+    if (!m_edges.empty() && m_edges.back().first >= t) {
+        while (!m_edges.empty() && m_edges.back().first >= t)
+            m_edges.pop_back();
+        for (const auto& [w, var] : m_to)
+            w->withdraw(var, t);
+    }
     edge(t, level);
-}
-
-// Drops the changes given for `t` or later; the edge at `t` itself is left to edge(), which replaces it.
-void vcd_line_reader::cut(const sc_core::sc_time& t) {
-    if (m_edges.empty() || m_edges.back().first <= t) return;
-    while (!m_edges.empty() && m_edges.back().first > t)
-        m_edges.pop_back();
-    for (const auto& [w, var] : m_to)
-        w->withdraw(var, t + sc_core::sc_time::from_value(1));
 }
 
 // Changes before the present are written: only the level they leave matters.

@@ -215,3 +215,55 @@ TEST(VcdLineReader, ReportedCharactersGiveThePinsFilesByteForByte) {
         std::remove((d + f).c_str());
     rmdir(d.c_str());
 }
+
+namespace {
+// Writes `b` and then, a delta cycle later, `a` at 10 ns; `a` then `b` at 20 ns; and `a` twice at one
+// instant (deferred: 1 then 0 at 30 ns).
+SC_MODULE(two_writers) {
+    sc_signal<bool> a{"a", false}, b{"b", false};
+    vcd_writer& w;
+    std::size_t deferred;
+    SC_HAS_PROCESS(two_writers);
+    two_writers(const sc_module_name& n, vcd_writer& writer)
+        : sc_module(n)
+        , w(writer) {
+        SC_THREAD(run);
+    }
+    void run() {
+        wait(10, SC_NS);
+        b.write(true);
+        wait(SC_ZERO_TIME);
+        a.write(true);
+        wait(10, SC_NS);
+        a.write(false);
+        wait(SC_ZERO_TIME);
+        b.write(false);
+        wait(10, SC_NS);
+        w.write_at(deferred, sc_time_stamp(), 1);
+        w.write_at(deferred, sc_time_stamp(), 0);
+        wait(10, SC_NS);
+    }
+};
+} // namespace
+
+// A VCD's time stamp lists its changes in the order the variables were added, whatever the order in
+// which SystemC ran the processes of that instant (so a line written from reports and its pin give one
+// file); a variable given two values at one time keeps them in the order given.
+TEST(VcdWriter, ChangesOfOneTimeStampInTheOrderTheVariablesWereAdded) {
+    UARTVP_SIM_TEST();
+    char dir[] = "/tmp/uartvp-vcd-order-XXXXXX";
+    const std::string d = mkdtemp(dir);
+    vcd_writer w("w", d + "/o.vcd");
+    two_writers m("m", w);
+    w.add(m.a, "u.a");
+    w.add(m.b, "u.b");
+    m.deferred = w.add_deferred("u.d", 1, 0);
+    sc_start(40, SC_NS);
+    ASSERT_TRUE(w.close());
+    const std::string f = slurp(d + "/o.vcd");
+    const std::size_t body = f.find("$end\n#10000\n");
+    ASSERT_NE(body, std::string::npos) << f;
+    EXPECT_EQ(f.substr(body + 5), "#10000\n1!\n1\"\n#20000\n0!\n0\"\n#30000\n1#\n0#\n#40001\n") << f;
+    std::remove((d + "/o.vcd").c_str());
+    rmdir(d.c_str());
+}

@@ -3,8 +3,6 @@
 // woken by its value-changed event, writes the change at its time. (SystemC's own sc_trace VCD file
 // compares every traced value and formats the time through a stream at every time step, which
 // dominates a long run.) Dotted names become scopes; vectors carry their range, as GTKWave names them.
-// Within one time stamp the changes are written in the order the variables were added, whatever order
-// the scheduler ran the processes that made them in.
 #include <cstdint>
 #include <deque>
 #include <fstream>
@@ -72,11 +70,7 @@ private:
         std::function<std::uint64_t()> read;
         std::uint64_t initial = 0; // a deferred variable's (read is empty)
         bool ahead = false;        // given ahead of its time (add_ahead)
-        std::size_t index = 0;     // in the order added: orders the changes of one time stamp
-    };
-    struct tick_change {
-        const var* v;
-        std::uint64_t value;
+        std::size_t index = 0;     // in m_vars: the order within a time stamp
     };
     struct held {
         std::uint64_t tick;
@@ -92,8 +86,9 @@ private:
     void change(const var& v);
     std::uint64_t tick_of(const sc_core::sc_time& t) const;
     void flush_buffer();
-    void write_tick_changes();
     void put(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value);
+    void write_group();
+    void write_stamp(std::uint64_t tick);
     void add_change(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value,
                     std::uint64_t now);
     void insert_held(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value);
@@ -111,10 +106,13 @@ private:
     char m_ts_hi_digits[20];
     unsigned m_ts_hi_len = 0;
     bool m_ok = true;
-    std::vector<tick_change> m_tick_changes; // the last time stamp's, not yet formatted
     std::vector<std::unique_ptr<var>> m_vars;
     std::uint64_t m_last_tick = 0;
-    std::uint64_t m_last_at = 0; // the exact time of the last change written
+    std::uint64_t m_last_at = 0;    // the exact time of the last change written
+    std::uint64_t m_stamp_tick = 0; // the last time stamp in the file
+    // The changes of the time stamp being written (var index, value), written once time moves on.
+    std::vector<std::pair<std::size_t, std::uint64_t>> m_group;
+    std::uint64_t m_group_tick = 0;
     bool m_plain_init = false;
     std::vector<std::pair<const sc_core::sc_port_base*, std::string>> m_ports;
     // The held changes in time order: a vector read from `head` on (a deque's insertion and paging
@@ -142,9 +140,10 @@ private:
 // to the sender (pl011::report_line, uart16550::report_line, any UART reporting its line that way),
 // which then need not drive its TX pin edge by edge, and each file it is added to gets the changes the
 // pin would show, byte for byte: every level change at its exact time (written when that time comes, so
-// in time order with the other signals' changes), a level reported inside a character or before one
-// reported ahead cutting it there, the rest of a cut character given level by level, nothing the run
-// did not reach.
+// in time order with the other signals' changes; within a time stamp the writer lists changes in the
+// order the variables were added, for a pin as for a reader), a level reported inside a character or
+// before one reported ahead cutting it there, the rest of a cut character given level by level, nothing
+// the run did not reach.
 class vcd_line_reader : public serial_line_if {
 public:
     explicit vcd_line_reader(bool initial = true)
@@ -157,7 +156,6 @@ public:
 
 private:
     void forget_past();
-    void cut(const sc_core::sc_time& t);
     void edge(const sc_core::sc_time& t, bool level);
     std::vector<std::pair<vcd_writer*, std::size_t>> m_to;
     std::deque<std::pair<sc_core::sc_time, bool>> m_edges; // given, not yet in the past
