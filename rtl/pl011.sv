@@ -16,7 +16,8 @@
 // free-running divider (`quiet`); and inputs that let one edge stand for many: `fast_fwd` counts it as
 // several edges of the Baud16 divider when no enable falls among them; `skip_ticks` = k makes it the
 // k-th Baud16 enable from now, valid when the k-1 before it change nothing but counters
-// (k <= `ev_ticks`) and RXD is steady over them: they count into a bit, or end a bit whose successor
+// (k <= `ev_ticks`; with `fast_fwd` as well, the edge stands for that many divider cycles after the
+// k-th enable, before the next one, valid when k < `ev_ticks`) and RXD is steady over them: they count into a bit, or end a bit whose successor
 // puts the same level on TXD, or take the receiver's readings and decide its data and parity bits, or
 // count towards the receive timeout; `div_load` hands the edge the divider's state after quiet cycles
 // skipped without evaluation (its phase follows from the divisor and the cycles since it was
@@ -333,7 +334,9 @@ module pl011 #(
             b16_cnt <= cnt_now;
             acc <= acc_now;
         end else if (baud16) begin
-            b16_cnt <= {1'b0, ibrd_l} + {16'b0, last_carry};
+            // With skip_ticks, fast_fwd counts the divider down further after the enable (cycles
+            // before the next one): the edge stands for the enables and the cycles after them.
+            b16_cnt <= {1'b0, ibrd_l} + {16'b0, last_carry} - fast_fwd;
             acc <= acc_sum[5:0];
         end else begin
             b16_cnt <= cnt_now - (fast_fwd == 0 ? 17'd1 : fast_fwd);

@@ -2,7 +2,8 @@
 // 8N1 into a PL011 (24 MHz UARTCLK, FIFOs on), and an interrupt-driven reader (RX and RT interrupts)
 // empties the RX FIFO over TLM on each interrupt, as a tty driver's handler would. Prints JSON: what
 // arrived, the simulated and wall time, and the host counts (the PL011's process activations, RTL
-// eval() calls, SystemC time steps and delta cycles).
+// eval() calls, SystemC time steps and delta cycles). The paste goes to the PL011's receive line as
+// characters (UARTVP_LINE=pins, or reference: onto the RXD pin).
 //   uartvp-rx-paste BYTES [reference]
 #include <chrono>
 #include <cstdio>
@@ -105,6 +106,10 @@ int main(int argc, char** argv) {
     uart.irq(irq);
     cpu.irq(irq);
     paste.line(rxd);
+    // The paste as characters (the PL011's receive line), as the program takes it, unless
+    // UARTVP_LINE=pins: then on the pin, edge by edge.
+    const char* line = std::getenv("UARTVP_LINE");
+    if (!reference && !(line && std::string(line) == "pins")) paste.report_to(uart.rx_line());
     paste.send(text, sc_time(100, SC_US)); // after the reader has set the UART up
     sc_start();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();

@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <memory>
 #include <stdexcept>
 
@@ -37,6 +38,7 @@
 
 #include "bootlog.h"
 #include "pl011.h"
+#include "pl011_platform.h"
 #include "plugins.h"
 #include "printk/printk.h"
 #include "scenario.h"
@@ -198,7 +200,7 @@ sw::printk_variant printk_variant_of(const std::string& v) {
 // The BMC behind the UART: it takes a character as its start bit comes and deasserts CTS until it
 // can take the next, bmc_char_ns after that start. (Firmware left CR.CTSEN on; the SBSA driver never
 // touches CR: the PL011 waits for CTS before each character.)
-class bmc_cts : public sc_module {
+class bmc_cts : public sc_module, public serial_line_if {
 public:
     sc_in<bool> txd{"txd"};
     sc_signal<bool, SC_MANY_WRITERS> ncts{"ncts", false};
@@ -207,8 +209,11 @@ public:
         , m_frame(sc_time(static_cast<double>(f.bits_per_frame()) - 0.5, SC_SEC) / baud)
         , m_char(char_ns, SC_NS) {
         SC_HAS_PROCESS(bmc_cts);
-        SC_METHOD(on_txd);
+        SC_METHOD(on_pin);
         sensitive << txd.neg();
+        dont_initialize();
+        SC_METHOD(on_fall);
+        sensitive << m_fall;
         dont_initialize();
         SC_METHOD(on_ready);
         sensitive << m_ready;
@@ -216,7 +221,34 @@ public:
     }
     std::uint64_t chars = 0;
 
+    // From the PL011's reports instead of the pin (take_characters): a character's start, or the line
+    // going low between characters (a break), is the falling edge the pin would show, at its time.
+    void take_characters() { m_feed = true; }
+    void line_char(const serial_char& c) override { falling_at(c.start()); }
+    void line_level(const sc_time& t, bool level) override {
+        if (!level && m_level) falling_at(t);
+        m_level = level;
+    }
+
 private:
+    void falling_at(const sc_time& t) {
+        m_level = true; // back high after the character
+        m_falls.push_back(t);
+        m_fall.notify(t - sc_time_stamp());
+    }
+    void on_fall() {
+        while (!m_falls.empty() && m_falls.front() <= sc_time_stamp()) {
+            m_falls.pop_front();
+            on_txd();
+        }
+        if (!m_falls.empty()) m_fall.notify(m_falls.front() - sc_time_stamp());
+    }
+    std::deque<sc_time> m_falls;
+    sc_event m_fall;
+    bool m_feed = false, m_level = true;
+    void on_pin() {
+        if (!m_feed) on_txd(); // from characters, the pin is not read
+    }
     void on_txd() {
         if (sc_time_stamp() < m_frame_end) return; // a falling edge inside a frame
         m_frame_end = sc_time_stamp() + m_frame;
@@ -271,6 +303,8 @@ public:
     bool timed_out = false;
     sc_event boot_done;
 
+    // In fast mode (unless UARTVP_LINE=pins) the line goes as characters: to the monitor, on grace to
+    // the BMC too, and to the waves.
     boot_platform(const sc_module_name& name, const params& p)
         : sc_module(name)
         , kernel("kernel", p.cores, boot_timing(p), boot_kernel(p))
@@ -301,8 +335,18 @@ public:
             mini->irq(irq);
             mini->rxd(rxd);
         } else {
-            uart = std::make_unique<pl011>("uart0", make_config(p));
+            const bool chars = chars_wanted(p);
+            m_chars = chars;
+            pl011_config c = make_config(p);
+            c.txd_edges = !chars;
+            uart = std::make_unique<pl011>("uart0", c);
             bmc = std::make_unique<bmc_cts>("bmc", static_cast<double>(p.baud), p.frame, p.bmc_char_ns);
+            if (chars) {
+                uart->report_line(monitor);
+                monitor.take_characters(true);
+                uart->report_line(*bmc);
+                bmc->take_characters();
+            }
             bus.map(uart->bus, p.uart_base, pl011::map_size(), "uart0");
             uart->txd(txd);
             uart->irq(irq);
@@ -348,9 +392,11 @@ public:
             w.bit(bmc->ncts, "uart0.ncts");
             w.end_group();
         }
-        // The mini UART's TXD from its character reports where it does not drive the pin.
-        if (mini && m_chars)
+        // TXD from the UART's character reports where it does not drive the pin.
+        if (m_chars && mini)
             mini->report_line(w.lines_from_reports(rxd));
+        else if (m_chars)
+            uart->report_line(w.lines_from_reports(rxd));
         else
             w.lines(txd, rxd);
     }
@@ -380,7 +426,7 @@ private:
         sc_stop();
     }
     params m_p;
-    bool m_chars = false; // the mini UART reports its line as characters (no TXD edges)
+    bool m_chars = false; // the UART reports its line as characters (no TXD edges)
 };
 
 // The CSD report as the waiter prints it (kernel/smp.c), with the target's NMI backtrace and the

@@ -22,7 +22,7 @@ cpu::timing_profile make_timing(const params& p) {
 
 // The line as characters in fast mode (unless UARTVP_LINE=pins): the monitor decodes the reported
 // characters, and so do the waves; TXD is driven edge by edge only for an RTL trace (`pins`).
-static bool chars_wanted(const params& p) {
+bool chars_wanted(const params& p) {
     const char* line = std::getenv("UARTVP_LINE");
     return !p.reference && !(line && std::string(line) == "pins");
 }

@@ -57,5 +57,7 @@ private:
 };
 
 cpu::timing_profile make_timing(const params& p);
+// Whether a run takes its PL011 lines as characters: in fast mode, unless UARTVP_LINE=pins.
+bool chars_wanted(const params& p);
 
 } // namespace uartvp::program

@@ -26,6 +26,7 @@
 #include <uartvp/scoreboard.h>
 #include <uartvp/uart16550.h>
 
+#include "pl011_platform.h"
 #include "progress.h"
 #include "rx_check.h"
 #include "scenario.h"
@@ -146,7 +147,10 @@ public:
     bool timed_out = false;
     serial_terminal* term = nullptr; // drives RXD: the run lasts as long as it does
 
-    tty_platform(const sc_module_name& name, const params& p, serial_terminal* terminal)
+    // The PL011's lines as characters (chars_wanted): the TX monitor takes the reported characters,
+    // and TXD is driven edge by edge only for the waves or a terminal; the injector reports its
+    // characters to the receiver, except with waves (they record RXD) or a terminal (it drives RXD).
+    tty_platform(const sc_module_name& name, const params& p, serial_terminal* terminal, bool waves)
         : sc_module(name)
         , kernel("kernel", p.cores, timing(p), assumed_kernel_costs(p.hz))
         , bus("bus")
@@ -178,7 +182,14 @@ public:
             c.clock_every_cycle = p.reference;
             const char* measure = std::getenv("UARTVP_MEASURE_RTL"); // the benchmark's rtl %
             c.measure_eval_time = measure && std::string(measure) == "1";
+            const bool chars = chars_wanted(p);
+            c.txd_edges = !chars || waves || term;
             pl = std::make_unique<pl011>("uart0", c);
+            if (chars) {
+                pl->report_line(tx_monitor);
+                tx_monitor.take_characters(true);
+            }
+            if (chars && !waves && !term) inj.report_to(pl->rx_line());
             bus.map(pl->bus, p.uart_base, pl011::map_size(), "uart0");
             pl->txd(txd);
             pl->irq(irq);
@@ -297,7 +308,7 @@ run_result run_tty_paste(const run_request& rq) {
     // A terminal's input is read from t0 on, once the port is open.
     const std::unique_ptr<serial_terminal> term =
         rq.terminal.empty() ? nullptr : open_terminal(rq, line_baud(p), line_format(p), t0());
-    tty_platform soc("soc", p, term.get());
+    tty_platform soc("soc", p, term.get(), w != nullptr);
     if (w) soc.add_waves(*w);
     const std::unique_ptr<timeline> tl = make_timeline(rq);
     if (tl) soc.add_timeline(*tl);

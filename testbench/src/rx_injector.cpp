@@ -47,9 +47,18 @@ void rx_injector::send_break(sc_core::sc_time duration, sc_core::sc_time at) {
     m_queued.notify(sc_core::SC_ZERO_TIME);
 }
 
-void rx_injector::drive_at(const sc_core::sc_time& t, bool v) {
+void rx_injector::wait_until(const sc_core::sc_time& t) {
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     if (t > now) sc_core::wait(t - now);
+}
+
+void rx_injector::drive_at(const sc_core::sc_time& t, bool v) {
+    wait_until(t);
+    if (m_receiver) {
+        m_receiver->line_level(t, v);
+        m_level = v;
+        return;
+    }
     line.write(v);
     m_level = v; // the signal shows it only after the update phase
 }
@@ -87,6 +96,24 @@ void rx_injector::send_item(const item& it) {
 
         const sc_core::sc_time char_start = item_start + ps_time(bit_offset_ps(baud, 2ull * j * spacing)) +
                                             it.opt.gap * static_cast<double>(j);
+        if (m_receiver) { // the whole frame at its start, with the times the pin would show
+            serial_char c;
+            c.bits = n;
+            c.data_bits = fmt.data_bits;
+            c.parity = fmt.has_parity();
+            c.stop_bits = fmt.stop_bits;
+            c.data = static_cast<std::uint8_t>(data & ((1u << fmt.data_bits) - 1));
+            for (k = 0; k <= n; ++k) {
+                c.edge[k] = char_start + ps_time(bit_offset_ps(baud, 2ull * k));
+                if (k < n && bits[k]) c.levels = static_cast<std::uint16_t>(c.levels | (1u << k));
+            }
+            wait_until(char_start);
+            m_receiver->line_char(c);
+            const sc_core::sc_time char_end = c.end();
+            m_line_free = it.opt.bad_stop ? char_end + ps_time(bit_offset_ps(baud, 2)) : char_end;
+            ++m_chars_sent;
+            continue;
+        }
         // Wake only where the line changes value.
         for (k = 0; k < n; ++k)
             if (bits[k] != m_level) drive_at(char_start + ps_time(bit_offset_ps(baud, 2ull * k)), bits[k]);

@@ -3,6 +3,7 @@
 // lines, DMA clears, reset) at chosen UARTCLK cycles, run (a) on the bare verilated RTL clocked through
 // every cycle, the reference, and (b) through the TLM wrapper in SystemC; both record the cycle of every
 // change of TXD, IRQ, nRTS, the DMA requests, the flags and FIFO levels.
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -176,6 +177,13 @@ struct script_initiator : sc_core::sc_module {
             return rxdmaclr;
         }
     }
+    // RXD as characters (pl011::rx_line()) instead of the pin: the script's RXD edges, cut into runs
+    // from a falling to a rising edge of 1 to 6 low pulses, each reported as one serial_char (some single
+    // pulses as two line levels instead), at its first edge's time or, with `rx_ahead`, up to that many
+    // cycles before it.
+    serial_line_if* rx_chars = nullptr;
+    std::uint64_t rx_ahead = 0;
+    std::uint64_t rx_reports = 0;
     SC_HAS_PROCESS(script_initiator);
     script_initiator(sc_core::sc_module_name n, std::vector<bus_op> o, std::uint64_t hz, observed* out)
         : sc_module(n)
@@ -183,9 +191,47 @@ struct script_initiator : sc_core::sc_module {
         , clock(hz)
         , ob(out) {
         SC_THREAD(run);
+        SC_THREAD(feed);
+    }
+    void wait_until(const sc_core::sc_time& t) {
+        if (t > sc_core::sc_time_stamp()) wait(t - sc_core::sc_time_stamp());
+    }
+    void feed() {
+        if (!rx_chars) return;
+        std::vector<std::uint64_t> e; // the cycles of the RXD edges, falling first, alternating
+        for (const bus_op& op : ops)
+            if (op.kind == bus_op::pin_rxd) e.push_back(op.cycle);
+        auto at = [&](std::size_t k) { return clock.time_of(e[k] - 1); }; // seen by the edge after
+        sc_core::sc_time handed;
+        for (std::size_t i = 0; i + 1 < e.size();) {
+            const std::size_t pulses = std::min<std::size_t>(1 + e[i] % 6, (e.size() - i) / 2);
+            const std::uint64_t ahead = rx_ahead ? e[i] % (rx_ahead + 1) : 0;
+            const std::uint64_t from = e[i] - 1 > ahead ? e[i] - 1 - ahead : 0;
+            sc_core::sc_time h = clock.time_of(from);
+            if (h < handed) h = handed;
+            handed = h;
+            wait_until(h);
+            ++rx_reports;
+            if (pulses == 1 && e[i] % 3 == 0) { // a low pulse as the line's level, then back high
+                rx_chars->line_level(at(i), false);
+                if (!rx_ahead) wait_until(at(i + 1));
+                rx_chars->line_level(at(i + 1), true);
+                i += 2;
+                continue;
+            }
+            serial_char c;
+            c.bits = static_cast<unsigned>(2 * pulses - 1);
+            for (unsigned k = 0; k <= c.bits; ++k) {
+                c.edge[k] = at(i + k);
+                if (k % 2) c.levels = static_cast<std::uint16_t>(c.levels | (1u << k));
+            }
+            rx_chars->line_char(c);
+            i += 2 * pulses;
+        }
     }
     void run() {
         for (const bus_op& op : ops) {
+            if (rx_chars && op.kind == bus_op::pin_rxd) continue; // feed() reports them
             // An access issued at time t lands on the first edge after t.
             const sc_core::sc_time at = clock.time_of(op.cycle - 1);
             if (at > sc_core::sc_time_stamp()) wait(at - sc_core::sc_time_stamp());
@@ -328,12 +374,17 @@ struct tlm_bench {
     script_initiator init;
     output_recorder rec;
     line_edge_recorder line;
-    tlm_bench(const pl011_config& cfg, std::vector<bus_op> ops)
+    // `rx_chars`: RXD goes to the UART as characters (rx_line()), reported up to `rx_ahead` cycles
+    // before their first edge (script_initiator::feed); the pin stays high.
+    tlm_bench(const pl011_config& cfg, std::vector<bus_op> ops, bool rx_chars = false,
+              std::uint64_t rx_ahead = 0)
         : uart("uart", cfg)
         , init("init", std::move(ops), cfg.clock_hz, &ob)
         , rec("rec", uart, &ob)
         , line(cfg.clock_hz) {
         uart.report_line(line);
+        if (rx_chars) init.rx_chars = &uart.rx_line();
+        init.rx_ahead = rx_ahead;
         init.socket.bind(uart.bus);
         uart.ncts(init.ncts);
         uart.nreset(init.nreset);

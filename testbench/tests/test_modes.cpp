@@ -137,16 +137,20 @@ TEST(EarlyconModes, FastGivesTheSameResultsAsReference_ResetAfterWrite7E2At57600
 // Fast mode takes the PL011's line as characters (no TXD edge driven; the monitor decodes the reported
 // characters); UARTVP_LINE=pins makes it decode the pin, driven edge by edge. Both give the same
 // results, every simulated figure and the transactions too, also where a reset cuts a frame.
-void check_line_both_ways(const std::string& args) {
-    const nlohmann::json chars = run_json("earlycon-pl011", args);
+// `fewer`: the PL011's wakes with the line as characters at most this share of those on the pins.
+void check_line_both_ways(const std::string& args, const std::string& scenario = "earlycon-pl011",
+                          double fewer = 0.5) {
+    const nlohmann::json chars = run_json(scenario, args);
     setenv("UARTVP_LINE", "pins", 1);
-    const nlohmann::json pins = run_json("earlycon-pl011", args);
+    const nlohmann::json pins = run_json(scenario, args);
     unsetenv("UARTVP_LINE");
     ASSERT_FALSE(chars.is_null());
-    EXPECT_EQ(simulated(chars), simulated(pins)) << args;
-    EXPECT_EQ(chars["transactions"], pins["transactions"]) << args;
-    // The point of it: the PL011 wakes per character, not per TXD edge.
-    EXPECT_LT(chars["host"]["uart_wakes"].get<double>() * 2, pins["host"]["uart_wakes"].get<double>());
+    EXPECT_EQ(simulated(chars), simulated(pins)) << scenario << " " << args;
+    EXPECT_EQ(chars["transactions"], pins["transactions"]) << scenario << " " << args;
+    // The point of it: the PL011 wakes per character, not per TXD (or RXD) edge.
+    if (fewer < 1)
+        EXPECT_LT(chars["host"]["uart_wakes"].get<double>(), pins["host"]["uart_wakes"].get<double>() * fewer)
+            << scenario << " " << args;
 }
 
 TEST(EarlyconModes, LineAsCharactersGivesTheSameResultsAsThePin) {
@@ -296,6 +300,64 @@ INSTANTIATE_TEST_SUITE_P(AllVariantsAndProfiles, TtyModes,
                                             ::testing::ValuesIn(tty_setups)),
                          params_name());
 
+// tty-paste with the PL011's lines as characters (the paste reported to its receive line, the TX
+// monitor taking its characters) against both on the pins: the same results and transactions, on
+// every variant and profile (pc's 16550 stays on its pins: the same run), with the hog on the IRQ's
+// core at the RX interrupt's rise (losses and overruns), on two cores, and in 7E2 at 57600.
+TEST(TtyModes, LineAsCharactersGivesTheSameResultsAsThePins) {
+    for (const char* v : tty_variants) {
+        check_line_both_ways(std::string("--variant ") + v + " --profile hw --payload-bytes 1500",
+                             "tty-paste", 0.35);
+        check_line_both_ways(std::string("--variant ") + v + " --profile pc --payload-bytes 600", "tty-paste",
+                             2);
+        check_line_both_ways(
+            std::string("--variant ") + v +
+                " --profile hw --payload-bytes 1500 --set hog_us=1500 --set hog_period_us=4000 "
+                "--set hog_sync=rx_irq --expect-loss",
+            "tty-paste", 0.5);
+    }
+    check_line_both_ways(
+        "--variant echo --profile hw --payload-bytes 1200 --set cores=2 --set irq_cpu=1 --set "
+        "hog_cpu=0 --set hog_us=1500 --set hog_period_us=4000",
+        "tty-paste", 0.5);
+    check_line_both_ways("--variant echo --profile hw --payload-bytes 800 --set frame=7E2 --set baud=57600",
+                         "tty-paste", 0.5);
+}
+
+// With --vcd, tty-paste's PL011 keeps RXD on the pin and drives TXD edge by edge (the waves record
+// both) while the monitors take the characters; boot-console's too: NAME.vcd and NAME.lines.vcd byte
+// for byte those of a run on the pins.
+TEST(TtyModes, WavesWithTheLineAsCharactersAreThoseOfThePins) {
+    const std::string dir = make_tmpdir();
+    for (const char* args :
+         {"run tty-paste --variant echo --profile hw --payload-bytes 400 --vcd ",
+          "run boot-console --variant legacy --profile grace --payload-bytes 2000 --vcd "}) {
+        const result chars = run_uartvp(args + dir + "/chars.vcd");
+        setenv("UARTVP_LINE", "pins", 1);
+        const result pins = run_uartvp(args + dir + "/pins.vcd");
+        unsetenv("UARTVP_LINE");
+        ASSERT_EQ(chars.code, 0) << chars.err;
+        ASSERT_EQ(pins.code, 0) << pins.err;
+        for (const char* f : {".vcd", ".lines.vcd"}) {
+            const std::string a = slurp(dir + "/chars" + f), b = slurp(dir + "/pins" + f);
+            EXPECT_GT(a.size(), 1000u) << args << f;
+            EXPECT_TRUE(a == b) << args << f << " differs between the lines as characters and the pins";
+        }
+    }
+    remove_dir(dir);
+}
+
+// boot-console on grace: the PL011's TX line as characters (the monitor and the BMC's CTS pacing take
+// the reported characters) against the pin.
+TEST(BootModes, LineAsCharactersGivesTheSameResultsAsThePin) {
+    for (const char* v : boot_variants)
+        if (std::string(v) != "console-initcall")
+            check_line_both_ways(std::string("--variant ") + v + " --profile grace --payload-bytes 3000",
+                                 "boot-console", 0.8);
+    check_line_both_ways("--variant legacy --profile grace --payload-bytes 3000 --set earlycon=1",
+                         "boot-console", 0.8);
+}
+
 // boot-console on a reduced boot: the log's records replayed or printed by the kthread under CTS flow
 // control, the IPI at 413.5 ms during the replay, four cores.
 class BootModes : public ::testing::TestWithParam<std::tuple<const char*, const char*>> {};
@@ -322,11 +384,13 @@ INSTANTIATE_TEST_SUITE_P(AllVariantsAndProfiles, BootModes,
                                             ::testing::ValuesIn(boot_profiles)),
                          params_name());
 
-// rpi3b's mini UART with --vcd: TXD from its reports, the waves those of the pin.
-TEST(BootModes, Rpi3bWavesWithTheLineAsCharactersAreThoseOfThePin) {
-    for (const char* v : {"legacy", "nbcon-atomic"})
-        check_waves_both_ways(std::string("--variant ") + v + " --profile rpi3b --payload-bytes 3000",
-                              "boot-console");
+// rpi3b's mini UART and grace's PL011 with --vcd: TXD from their reports, the waves those of the pin.
+TEST(BootModes, WavesWithTheLineAsCharactersAreThoseOfThePin) {
+    for (const char* profile : {"rpi3b", "grace"})
+        for (const char* v : {"legacy", "nbcon-atomic"})
+            check_waves_both_ways(std::string("--variant ") + v + " --profile " + profile +
+                                      " --payload-bytes 3000",
+                                  "boot-console");
 }
 
 // rpi3b's mini UART reports its line as characters in fast mode too: the same results as on the pin.

@@ -13,6 +13,7 @@
 
 #include <uartvp/line_monitor.h>
 #include <uartvp/read_promise.h>
+#include <uartvp/rx_injector.h>
 
 #include "pl011_harness.h"
 #include "sim_main.h"
@@ -189,8 +190,11 @@ std::vector<bus_op> random_script(std::uint64_t uartclk, std::uint64_t baud, uns
     return ops;
 }
 
+// RXD on the pin, or as characters (pl011::rx_line()) reported at their first edge or ahead of it.
+enum class rx_input { pin, chars, chars_ahead };
+
 void check_equivalence(const pl011_config& cfg, std::uint64_t baud, unsigned n, std::uint32_t seed,
-                       bool expect_skipping = true, script_mix mix = {}) {
+                       bool expect_skipping = true, script_mix mix = {}, rx_input rx = rx_input::pin) {
     std::uint64_t end = 0;
     const std::vector<bus_op> ops = random_script(cfg.clock_hz, baud, n, seed, end, mix);
     const observed ref = run_reference(ops, cfg.fifo_depth, end);
@@ -221,8 +225,20 @@ void check_equivalence(const pl011_config& cfg, std::uint64_t baud, unsigned n, 
     EXPECT_EQ(ris_seen & want, want) << "RIS read back with these interrupts: 0x" << std::hex << ris_seen;
     EXPECT_NE(ris_seen & (irq::RI | irq::CTS | irq::DCD | irq::DSR), 0u) << "no modem interrupt seen";
 
-    tlm_bench b(cfg, ops);
+    const std::uint64_t bit_cycles = cfg.clock_hz / baud;
+    tlm_bench b(cfg, ops, rx != rx_input::pin, rx == rx_input::chars_ahead ? 2 * bit_cycles : 0);
     b.run_to(end);
+    if (rx != rx_input::pin) {
+        // The point of it: no wake per RXD edge (on the pin, each is one that changes no output).
+        const auto rxd_edges = static_cast<std::uint64_t>(std::count_if(
+            ops.begin(), ops.end(), [](const bus_op& op) { return op.kind == bus_op::pin_rxd; }));
+        std::printf("rx as characters: %llu RXD edges in %llu reports; %llu wakes, %llu of them idle\n",
+                    (unsigned long long)rxd_edges, (unsigned long long)b.init.rx_reports,
+                    (unsigned long long)b.uart.wakes(), (unsigned long long)b.uart.idle_wakes());
+        EXPECT_GT(b.init.rx_reports * 2, rxd_edges / 6);
+        // On the pin, every edge is one idle wake of its own.
+        if (!cfg.clock_every_cycle) EXPECT_LT(b.uart.idle_wakes() * 2, rxd_edges);
+    }
     for (auto s : b.init.status)
         ASSERT_EQ(s, tlm::TLM_OK_RESPONSE);
     EXPECT_TRUE(b.init.late.empty()) << b.init.late.size() << " accesses landed late, first on cycle "
@@ -350,6 +366,48 @@ TEST(Pl011Equivalence, LineAsCharactersMatchesPlainClocking_MostlyCharacterMode_
     cfg.fifo_depth = 16;
     cfg.txd_edges = false;
     check_equivalence(cfg, 57600, 1200, 6, true, {false, true});
+}
+
+// The receive line as characters (rx_line()): the script's RXD edges (characters at the programmed
+// rate and a few percent off, bad stop bits, back to back or apart, breaks, glitches) cut into reports
+// of one to six low pulses, at their first edge's time or up to two bit periods ahead: every output,
+// flag, level and read on the cycle of plain clocking's with RXD on the pin (RX timeouts, framing,
+// break and overrun errors included: check_equivalence requires them).
+TEST(Pl011Equivalence, RxAsCharactersMatchesPlainClocking_115200_Depth32) {
+    UARTVP_SIM_TEST();
+    check_equivalence(pl011_config{}, 115200, 1500, 1, true, {}, rx_input::chars);
+}
+
+TEST(Pl011Equivalence, RxAsCharactersReportedAheadMatchesPlainClocking_115200) {
+    UARTVP_SIM_TEST();
+    check_equivalence(pl011_config{}, 115200, 1500, 7, true, {}, rx_input::chars_ahead);
+}
+
+TEST(Pl011Equivalence, RxAsCharactersMatchesPlainClocking_OddClock_38400_TxAsCharacters) {
+    UARTVP_SIM_TEST();
+    pl011_config cfg;
+    cfg.txd_edges = false;
+    cfg.clock_hz = 7'372'801;
+    check_equivalence(cfg, 38400, 600, 3, true, {}, rx_input::chars_ahead);
+}
+
+TEST(Pl011Equivalence, RxAsCharactersMatchesPlainClocking_MostlyLoopback) {
+    UARTVP_SIM_TEST();
+    check_equivalence(pl011_config{}, 115200, 1500, 5, true, {true, false}, rx_input::chars);
+}
+
+TEST(Pl011Equivalence, RxAsCharactersMatchesPlainClocking_MostlyCharacterMode_Depth16) {
+    UARTVP_SIM_TEST();
+    pl011_config cfg;
+    cfg.fifo_depth = 16;
+    check_equivalence(cfg, 57600, 1200, 6, true, {false, true}, rx_input::chars);
+}
+
+TEST(Pl011Equivalence, RxAsCharactersUnderClockEveryCycleMatchesPlainClocking) {
+    UARTVP_SIM_TEST();
+    pl011_config cfg;
+    cfg.clock_every_cycle = true;
+    check_equivalence(cfg, 230400, 400, 4, false, {}, rx_input::chars);
 }
 
 TEST(Pl011Equivalence, ClockEveryCycleMatchesPlainClocking) {
@@ -770,4 +828,186 @@ TEST(LineMonitorFromCharacters, DecodesAsFromThePinOnTheSameTraffic) {
                 (unsigned long long)nominal.pin.chars(), (unsigned long long)nominal.pin.framing_errors(),
                 (unsigned long long)nominal.pin.breaks(), (unsigned long long)off.pin.chars(),
                 (unsigned long long)off.pin.parity_errors(), (unsigned long long)off.pin.false_starts());
+}
+
+// The receive line as characters against the pin, side by side in one simulation: two PL011s, RXD
+// from an rx_injector on the pin of one and reported to the other's rx_line(), the same accesses at
+// the same instants to both. The accesses come at any instant, not only at edges, many of them within
+// a UARTCLK period before an RXD change (the change is then seen one edge after the access's), FR read
+// with promises held by a polling reader: every read value, completion time, interrupt edge and RX
+// level change the same. The paste: characters back to back and apart, bad stop bits, a break, an RX
+// timeout at the end.
+namespace {
+struct rx_side : sc_core::sc_module {
+    sc_core::sc_signal<bool> txd{"txd", true}, irq{"irq", false}, rxd{"rxd", true};
+    pl011 uart;
+    rx_injector inj;
+    tlm_utils::simple_initiator_socket<rx_side, 32> sock{"sock"};
+    struct step {
+        sc_core::sc_time at;
+        bool write;
+        std::uint32_t offset, data;
+    };
+    const std::vector<step>* steps = nullptr;
+    std::vector<std::uint32_t> reads, dr_reads;
+    std::vector<sc_core::sc_time> done, irq_edges;
+    std::vector<std::pair<sc_core::sc_time, unsigned>> rx_levels;
+    SC_HAS_PROCESS(rx_side);
+    rx_side(const sc_core::sc_module_name& n, bool chars, const pl011_config& cfg = {})
+        : sc_module(n)
+        , uart("uart", cfg)
+        , inj("inj", 115200, serial_format{}) {
+        sock.bind(uart.bus);
+        uart.txd(txd);
+        uart.irq(irq);
+        uart.rxd(rxd);
+        inj.line(rxd);
+        if (chars) inj.report_to(uart.rx_line());
+        SC_THREAD(run);
+        SC_METHOD(on_irq);
+        sensitive << irq;
+        dont_initialize();
+        SC_METHOD(on_level);
+        sensitive << uart.rx_fifo_level;
+        dont_initialize();
+    }
+    void on_irq() { irq_edges.push_back(sc_core::sc_time_stamp()); }
+    void on_level() { rx_levels.emplace_back(sc_core::sc_time_stamp(), uart.rx_fifo_level.read()); }
+    std::uint32_t access(bool w, std::uint32_t off, std::uint32_t v, read_promise* p) {
+        tlm::tlm_generic_payload tx;
+        tx.set_command(w ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+        tx.set_address(off);
+        tx.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
+        tx.set_data_length(4);
+        tx.set_streaming_width(4);
+        if (p) tx.set_extension(p);
+        sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+        sock->b_transport(tx, d);
+        if (p) tx.clear_extension(p);
+        done.push_back(sc_core::sc_time_stamp() + d);
+        return v;
+    }
+    void run() {
+        for (const step& s : *steps) {
+            if (s.at > sc_core::sc_time_stamp()) wait(s.at - sc_core::sc_time_stamp());
+            read_promise p;
+            const std::uint32_t v = access(s.write, s.offset, s.data, s.offset == reg::FR ? &p : nullptr);
+            if (s.write) continue;
+            reads.push_back(v);
+            if (s.offset == reg::DR) dr_reads.push_back(v);
+            // FR with a promise: poll it as a collapsed loop would, until the promise ends or breaks.
+            if (p.valid && p.until < sc_core::sc_max_time()) {
+                const sc_core::sc_time until = p.until;
+                if (until > sc_core::sc_time_stamp()) wait(until - sc_core::sc_time_stamp(), *p.broken);
+                reads.push_back(access(false, reg::FR, 0, nullptr));
+            }
+        }
+    }
+};
+} // namespace
+
+namespace {
+void check_rx_pair(const pl011_config& cfg) {
+    using sc_core::SC_NS;
+    using sc_core::SC_PS;
+    using sc_core::sc_time;
+    rx_side pin("pin", false, cfg), chars("chars", true, cfg);
+    std::vector<rx_side::step> steps;
+    sc_time t(1, SC_US);
+    auto at = [&](std::uint32_t off, bool w, std::uint32_t v) {
+        steps.push_back({t, w, off, v});
+        t += sc_time(200, SC_NS);
+    };
+    at(reg::IBRD, true, 13);
+    at(reg::FBRD, true, 1);
+    at(reg::LCR_H, true, 0x70);
+    at(reg::IMSC, true, irq::RX | irq::RT | irq::FE | irq::PE | irq::BE);
+    at(reg::CR, true, 0x301);
+    // The paste, each item at its own time; every bit boundary of its characters.
+    const std::uint64_t t0_ps = 100'000'000; // 100 us
+    std::vector<std::uint64_t> boundaries_ps, starts_ps;
+    struct item {
+        std::string text;
+        std::uint64_t at_ps;
+        rx_injector::options opt;
+    };
+    rx_injector::options plain, bad_stop;
+    bad_stop.bad_stop = true;
+    const std::string text = "The quick brown fox jumps over the lazy dog; 0123456789 ~!";
+    std::vector<item> items = {{text, t0_ps, plain},
+                               {"xyz", t0_ps + 8'000'000'000ull, bad_stop},
+                               {"back to back again", t0_ps + 9'000'000'000ull, plain}};
+    for (const item& it : items) {
+        for (rx_side* s : {&pin, &chars})
+            s->inj.send(it.text, sc_time(static_cast<double>(it.at_ps), SC_PS), it.opt);
+        const unsigned spacing = 10 + (it.opt.bad_stop ? 1 : 0);
+        for (std::size_t j = 0; j < it.text.size(); ++j)
+            for (unsigned k = 0; k <= 10; ++k) {
+                boundaries_ps.push_back(it.at_ps + bit_offset_ps(115200, 2ull * (j * spacing + k)));
+                if (k == 0) starts_ps.push_back(boundaries_ps.back());
+            }
+    }
+    for (rx_side* s : {&pin, &chars})
+        s->inj.send_break(sc_time(300, sc_core::SC_US), sc_time(7, sc_core::SC_MS));
+    // Accesses: before the paste, FR polls; then around bit boundaries, up to 60 ns before one (within
+    // a UARTCLK period of 41.67 ns, or just outside), reads of FR, DR, RIS and RSR and ICR writes.
+    std::mt19937 rng(11);
+    std::sort(boundaries_ps.begin(), boundaries_ps.end());
+    for (std::size_t i = 0; i < boundaries_ps.size(); i += 1 + rng() % 4) {
+        const sc_time a(static_cast<double>(boundaries_ps[i] - rng() % 60'000), SC_PS);
+        if (a <= t) continue;
+        t = a;
+        const unsigned k = rng() % 10;
+        const std::uint32_t off = k < 5   ? reg::FR
+                                  : k < 6 ? reg::DR
+                                  : k < 8 ? reg::RIS
+                                  : k < 9 ? reg::RSR
+                                          : reg::ICR;
+        steps.push_back({t, off == reg::ICR, off, off == reg::ICR ? 0x7FFu : 0u});
+    }
+    // And an ICR write (it takes a UARTCLK edge) less than a period before each start bit.
+    for (std::uint64_t s_ps : starts_ps)
+        steps.push_back({sc_time(static_cast<double>(s_ps - 1 - rng() % 41'000), SC_PS), true, reg::ICR, 0});
+    std::stable_sort(steps.begin(), steps.end(),
+                     [](const rx_side::step& a, const rx_side::step& b) { return a.at < b.at; });
+    // The RX timeout: nothing read for 40 bit periods after the last character, then drained.
+    t += sc_time(2, sc_core::SC_MS);
+    for (int i = 0; i < 40; ++i)
+        at(reg::DR, false, 0);
+    at(reg::RIS, false, 0);
+    pin.steps = chars.steps = &steps;
+    sc_core::sc_start(t + sc_time(1, sc_core::SC_MS));
+    EXPECT_GT(steps.size(), 300u);
+    EXPECT_EQ(chars.reads, pin.reads);
+    EXPECT_EQ(chars.done, pin.done);
+    EXPECT_EQ(chars.irq_edges, pin.irq_edges);
+    EXPECT_EQ(chars.rx_levels, pin.rx_levels);
+    EXPECT_GT(pin.irq_edges.size(), 6u);
+    unsigned errors = 0, received = 0;
+    for (std::uint32_t v : pin.dr_reads)
+        if (v) ++received, errors += (v & 0xF00) != 0;
+    std::printf(
+        "%zu accesses, %u characters read (%u with errors), %zu irq edges; wakes: pin %llu (%llu idle), "
+        "characters %llu (%llu idle)\n",
+        steps.size(), received, errors, pin.irq_edges.size(), (unsigned long long)pin.uart.wakes(),
+        (unsigned long long)pin.uart.idle_wakes(), (unsigned long long)chars.uart.wakes(),
+        (unsigned long long)chars.uart.idle_wakes());
+    EXPECT_GT(received, 30u);
+    EXPECT_GT(errors, 0u);
+    EXPECT_LT(chars.uart.idle_wakes() * 4, pin.uart.idle_wakes());
+}
+} // namespace
+
+TEST(Pl011RxCharacters, MatchThePinWithAccessesAtAnyInstant) {
+    UARTVP_SIM_TEST();
+    check_rx_pair(pl011_config{});
+}
+
+// Loosely timed (b_transport never waits, no promises): a change is seen by the first access after it
+// in SystemC time, from the pin and from characters alike.
+TEST(Pl011RxCharacters, MatchThePinWithAccessesAtAnyInstant_LooselyTimed) {
+    UARTVP_SIM_TEST();
+    pl011_config cfg;
+    cfg.loosely_timed = true;
+    check_rx_pair(cfg);
 }

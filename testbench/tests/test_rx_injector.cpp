@@ -291,3 +291,66 @@ TEST(rx_injector, idle_and_done_event_follow_the_last_stop_bit) {
     EXPECT_EQ(b.done_at[0], bit_time(baud, 10) + bit_time(baud, 10));
     EXPECT_EQ(b.inj.chars_sent(), 2u);
 }
+
+namespace {
+// A receiver of the injector's reports that rebuilds the line's edges from them, and notes when each
+// report came.
+struct line_rebuilder : uartvp::serial_line_if {
+    std::vector<edge> edges;
+    std::vector<sc_time> reported_at, described;
+    bool level = true, between = true;
+    void change(const sc_time& t, bool v) {
+        if (v != level) edges.emplace_back(t, v);
+        level = v;
+    }
+    void line_char(const uartvp::serial_char& c) override {
+        reported_at.push_back(sc_core::sc_time_stamp());
+        described.push_back(c.start());
+        for (unsigned k = 0; k < c.bits; ++k)
+            change(c.edge[k], c.level(k));
+        change(c.end(), between);
+    }
+    void line_level(const sc_time& t, bool v) override {
+        reported_at.push_back(sc_core::sc_time_stamp());
+        described.push_back(t);
+        between = v;
+        change(t, v);
+    }
+};
+} // namespace
+
+// report_to(): the same items as characters give, rebuilt, exactly the pin's edges of an injector
+// driving it (plain, with gaps, a bad stop bit, bad parity in 7E2 at another rate, a break), each
+// report made at the time it describes, with the same characters counted and the same end.
+TEST(rx_injector, as_characters_reports_exactly_the_edges_the_pin_shows) {
+    UARTVP_SIM_TEST();
+    const double baud = 115200;
+    bench pin("pin", baud, serial_format{});
+    bench chars("chars", baud, serial_format{});
+    line_rebuilder rx;
+    chars.inj.report_to(rx);
+    for (bench* b : {&pin, &chars}) {
+        uartvp::rx_injector& inj = b->inj;
+        inj.send("Hello, line", sc_time(20, SC_US));
+        uartvp::rx_injector::options gap;
+        gap.gap = sc_time(3, SC_US);
+        inj.send("gaps", sc_time(0, SC_US), gap);
+        uartvp::rx_injector::options bad_stop;
+        bad_stop.bad_stop = true;
+        inj.send(std::string("\0\xFF", 2), sc_time(0, SC_US), bad_stop);
+        inj.send_break(sc_time(250, SC_US));
+        inj.set_format(57600, *serial_format::parse("7E2"));
+        uartvp::rx_injector::options bad_parity;
+        bad_parity.bad_parity = true;
+        inj.send("par", sc_time(0, SC_US), bad_parity);
+        inj.send("ok");
+    }
+    sc_core::sc_start();
+    EXPECT_GT(pin.edges.size(), 60u);
+    expect_edges(rx.edges, pin.edges);
+    EXPECT_TRUE(chars.edges.empty()) << "the line is not driven";
+    EXPECT_EQ(rx.reported_at, rx.described) << "each report at the time it describes";
+    EXPECT_EQ(rx.reported_at.size(), chars.inj.chars_sent() + 2); // and the break's two levels
+    EXPECT_EQ(chars.inj.chars_sent(), pin.inj.chars_sent());
+    EXPECT_EQ(chars.done_at, pin.done_at);
+}

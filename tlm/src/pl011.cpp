@@ -49,7 +49,50 @@ struct pl011::impl {
     bool line_level = true;
     const cycle_clock* clock = nullptr;
     static void tx_event(void* self, const detail::tx_line_event& e);
+
+    // The receive line as characters (rx_line()): the changes a sender reported, not yet applied, in
+    // time order; the line's level as applied, after the last queued change, and between characters;
+    // the rxd pin's level as last seen. RXD is the AND of the pin and the line.
+    struct rx_reader final : serial_line_if {
+        pl011* owner = nullptr;
+        void line_char(const serial_char& c) override;
+        void line_level(const sc_time& t, bool level) override;
+    };
+    rx_reader rx;
+    std::deque<std::pair<sc_time, bool>> rx_future;
+    bool rx_applied = true, rx_queued = true, rx_between = true;
+    bool rx_pin = true;
+    // Drops the queued changes from `t` on (a report that cuts a character), then queues one.
+    void rx_drop_from(const sc_time& t) {
+        while (!rx_future.empty() && rx_future.back().first >= t)
+            rx_future.pop_back();
+        rx_queued = rx_future.empty() ? rx_applied : rx_future.back().second;
+    }
+    void rx_queue(const sc_time& t, bool v) {
+        if (v == rx_queued) return;
+        rx_future.emplace_back(t, v);
+        rx_queued = v;
+    }
 };
+
+// A character on the receive line: its bits' levels at their edges, then the level between
+// characters from its end.
+void pl011::impl::rx_reader::line_char(const serial_char& c) {
+    impl& m = *owner->m_impl;
+    m.rx_drop_from(c.start());
+    for (unsigned k = 0; k < c.bits && k < 12; ++k)
+        m.rx_queue(c.edge[k], c.level(k));
+    m.rx_queue(c.end(), m.rx_between);
+    owner->rx_reported(c.start());
+}
+
+void pl011::impl::rx_reader::line_level(const sc_time& t, bool level) {
+    impl& m = *owner->m_impl;
+    m.rx_drop_from(t);
+    m.rx_queue(t, level);
+    m.rx_between = level;
+    owner->rx_reported(t);
+}
 
 // A character started, or a reset cut one short: to the readers, in time.
 void pl011::impl::tx_event(void* self, const detail::tx_line_event& e) {
@@ -130,6 +173,7 @@ pl011::pl011(const sc_module_name& name, const pl011_config& cfg)
     , m_clock(cfg.clock_hz)
     , m_impl(std::make_unique<impl>(cfg)) {
     m_impl->core.txd_unseen(!cfg.txd_edges);
+    m_impl->rx.owner = this;
     bus.register_b_transport(this, &pl011::b_transport);
     bus.register_transport_dbg(this, &pl011::transport_dbg);
     bus.register_get_direct_mem_ptr(this, &pl011::get_direct_mem_ptr);
@@ -178,6 +222,70 @@ void pl011::report_line(serial_line_if& reader) {
     m_impl->readers.push_back(&reader);
     m_impl->clock = &m_clock;
     m_impl->core.on_tx_line(&impl::tx_event, m_impl.get());
+}
+
+serial_line_if& pl011::rx_line() {
+    return m_impl->rx;
+}
+
+// A report on the receive line, about times from `from` on: a change at the present applies at once;
+// the promises given before it did not know of it; the process wakes earlier if the character may
+// change an output before the wake planned.
+void pl011::rx_reported(const sc_time& from) {
+    impl& m = *m_impl;
+    const sc_time now = sc_time_stamp();
+    if (from < now)
+        SC_REPORT_ERROR(kind(),
+                        (std::string(name()) + ": rx_line: a report for a time already past").c_str());
+    if (!m.started) return; // the first activation takes the line as it stands
+    if (m_cfg.clock_every_cycle) {
+        // The reference takes each change at its time, as the pin's.
+        m_wake.notify(m.rx_future.empty() || m.rx_future.front().first <= now
+                          ? SC_ZERO_TIME
+                          : m.rx_future.front().first - now);
+        m.breaker.fire(false, UINT_MAX);
+        return;
+    }
+    release_rx(now);
+    m.breaker.fire(false, UINT_MAX);
+    const std::uint64_t next = next_wake();
+    if (next < m.planned) {
+        m.planned = next;
+        const sc_time at = m_clock.time_of(next);
+        m_wake.notify(at > now ? at - now : SC_ZERO_TIME);
+    }
+}
+
+// The receive line's changes up to the present, as the pin's would have been applied at their times:
+// seen by the edges after the change's time, or after the last edge an access took ahead of it
+// (nothing moved the model between a change's time and now: every such move applies them first).
+void pl011::release_rx(const sc_time& now) {
+    impl& m = *m_impl;
+    while (!m.rx_future.empty() && m.rx_future.front().first <= now) {
+        const auto [t, v] = m.rx_future.front();
+        m.rx_future.pop_front();
+        m.rx_applied = v;
+        if (m_cfg.clock_every_cycle) continue; // sample_inputs() reads it
+        const bool level = m.rx_pin && v;
+        if (level == m.rxd_seen) continue;
+        m.rxd_seen = level;
+        detail::pl011_core& core = m.core;
+        core.rxd_change(std::max(m_clock.edge_at_or_before(t), core.cycle()), level);
+    }
+}
+
+// The edge the process is to wake at: where an output can change, counting the receive line's first
+// falling change not yet applied as a start bit (planned as if loaded now, which only makes it early).
+std::uint64_t pl011::next_wake() const {
+    const impl& m = *m_impl;
+    std::uint64_t load = std::numeric_limits<std::uint64_t>::max();
+    if (m.rx_pin)
+        for (const auto& [t, v] : m.rx_future)
+            if (!v) {
+                load = std::max(m_clock.edge_at_or_before(t), m.core.cycle()) + 2;
+                break;
+            }
+    return m.core.next_event_cycle(load);
 }
 
 void pl011::start_of_simulation() {
@@ -238,12 +346,13 @@ void pl011::reset() {
 
 void pl011::sample_inputs() {
     detail::pl011_inputs& in = m_impl->core.inputs();
+    release_rx(sc_time_stamp());
     // In fast mode RXD goes its own way (note_rxd): the engine holds and loads it.
     const bool rxd_here = m_cfg.clock_every_cycle;
-    const bool v_rst = read_or(nreset, true) && !read_or(rst, false), v_rxd = rxd_here ? rxd.read() : in.rxd,
-               v_cts = read_or(ncts, true), v_dsr = read_or(ndsr, true), v_dcd = read_or(ndcd, true),
-               v_ri = read_or(nri, true), v_txclr = read_or(txdmaclr, false),
-               v_rxclr = read_or(rxdmaclr, false);
+    const bool v_rst = read_or(nreset, true) && !read_or(rst, false),
+               v_rxd = rxd_here ? rxd.read() && m_impl->rx_applied : in.rxd, v_cts = read_or(ncts, true),
+               v_dsr = read_or(ndsr, true), v_dcd = read_or(ndcd, true), v_ri = read_or(nri, true),
+               v_txclr = read_or(txdmaclr, false), v_rxclr = read_or(rxdmaclr, false);
     if (v_rst == in.rst_n && v_rxd == in.rxd && v_cts == in.ncts && v_dsr == in.ndsr && v_dcd == in.ndcd &&
         v_ri == in.nri && v_txclr == in.txdmaclr && v_rxclr == in.rxdmaclr)
         return;
@@ -271,14 +380,16 @@ void pl011::rxd_changed() {
 // last edge taken ahead), handed to the engine to apply when it next catches up. The process wakes
 // earlier than planned only where the change may start a character.
 void pl011::note_rxd() {
-    const bool v = rxd.read();
+    const sc_time now = sc_time_stamp();
+    release_rx(now);
+    m_impl->rx_pin = rxd.read();
+    const bool v = m_impl->rx_pin && m_impl->rx_applied;
     if (v == m_impl->rxd_seen) return;
     m_impl->rxd_seen = v;
     detail::pl011_core& core = m_impl->core;
-    const sc_time now = sc_time_stamp();
     core.rxd_change(std::max(m_clock.edge_at_or_before(now), core.cycle()), v);
     m_impl->breaker.fire(false, UINT_MAX);
-    const std::uint64_t next = core.next_event_cycle();
+    const std::uint64_t next = next_wake();
     if (next < m_impl->planned) {
         m_impl->planned = next;
         const sc_time at = m_clock.time_of(next);
@@ -363,8 +474,10 @@ void pl011::run() {
         next = ahead.front().first; // a later access edge, already computed: show it then
     } else {
         changed = drive_outputs(core.out());
-        next = core.next_event_cycle();
+        next = m_cfg.clock_every_cycle ? core.next_event_cycle() : next_wake();
     }
+    if (m_cfg.clock_every_cycle && !m_impl->rx_future.empty()) // the reference takes each change at its time
+        m_wake.notify(m_impl->rx_future.front().first - now);
     if (!changed && !first) ++m_impl->idle_wakes;
     m_impl->planned = next;
     if (next == std::numeric_limits<std::uint64_t>::max())
@@ -435,6 +548,7 @@ void pl011::serve(tlm::tlm_generic_payload& tx, const detail::word_access& a, sc
     detail::pl011_core& core = m_impl->core;
     const sc_time now = sc_time_stamp();
     const bool lt = m_cfg.loosely_timed;
+    if (!m_cfg.clock_every_cycle) release_rx(now);     // before anything moves the model
     if (lt) run_ahead(m_clock.edge_at_or_before(now)); // what happens up to the present, kept to be shown
     sample_inputs();
     if (lt) note_ahead(core.cycle());
@@ -490,6 +604,9 @@ void pl011::serve(tlm::tlm_generic_payload& tx, const detail::word_access& a, sc
         promise->until = stable_until == std::numeric_limits<std::uint64_t>::max()
                              ? sc_max_time()
                              : m_clock.time_of(stable_until);
+        // Or until the receive line's next change: the pin's would break it there.
+        if (!m_impl->rx_future.empty() && m_impl->rx_future.front().first < promise->until)
+            promise->until = m_impl->rx_future.front().first;
         // A read completes at the first UARTCLK edge after its issue: at most one period (plus the
         // rounding of edge times) later.
         promise->latency = sc_time::from_value(m_clock.period().value() + 1);
@@ -513,6 +630,7 @@ unsigned pl011::transport_dbg(tlm::tlm_generic_payload& tx) {
     detail::word_access a;
     if (!tx.is_read() || detail::decode_word_access(tx, map_size(), a) != tlm::TLM_OK_RESPONSE) return 0;
     detail::pl011_core& core = m_impl->core;
+    if (!m_cfg.clock_every_cycle) release_rx(sc_time_stamp());
     core.catch_up(m_clock.edge_at_or_before(sc_time_stamp()));
     std::uint32_t data = 0;
     if (core.peek(static_cast<std::uint16_t>(a.word), data) != detail::bus_result::ok) return 0;

@@ -334,11 +334,14 @@ void pl011_core::edge(std::uint64_t counts_as) {
     if (m_tx_cb) after_edge();
 }
 
-// One evaluated edge that is the `ticks`-th Baud16 enable from now, `counts_as` cycles ahead.
-void pl011_core::jump(std::uint64_t counts_as, unsigned ticks) {
+// One evaluated edge that is the `ticks`-th Baud16 enable from now and `after` divider cycles past it
+// (before the next enable), `counts_as` cycles ahead.
+void pl011_core::jump(std::uint64_t counts_as, unsigned ticks, std::uint64_t after) {
     if (counts_as > 1 || ticks > 1) m_rtl->in.skip_ticks = static_cast<std::uint8_t>(ticks);
+    m_rtl->in.fast_fwd = static_cast<std::uint32_t>(after);
     m_rtl->edge();
     m_rtl->in.skip_ticks = 0;
+    m_rtl->in.fast_fwd = 0;
     m_cycle += counts_as;
     ++m_edges;
     m_reset_before = counts_as > 1 ? false : m_reset_done;
@@ -437,8 +440,12 @@ void pl011_core::advance(std::uint64_t target, const bool* load) {
             const baud16_periods periods(o);
             const std::uint64_t more = periods.fitting(left - o.b16_wait, most - 1);
             const std::uint64_t cycles = o.b16_wait + periods.span(more);
-            arm(m_cycle + cycles);
-            jump(cycles, static_cast<unsigned>(more + 1));
+            // Where every enable passed only counts (fewer than ev_ticks: the next enable lies past
+            // `target`), the same edge also counts the divider down to `target`: one evaluation
+            // where a jump and a plain countdown would take two (an RXD load's edge, say).
+            const std::uint64_t after = more + 1 < most && !m_every_cycle ? left - cycles : 0;
+            arm(m_cycle + cycles + after);
+            jump(cycles + after, static_cast<unsigned>(more + 1), after);
         } else {
             arm(m_cycle + 1);
             edge(1);
@@ -446,7 +453,7 @@ void pl011_core::advance(std::uint64_t target, const bool* load) {
     }
 }
 
-std::uint64_t pl011_core::next_event_cycle() const {
+std::uint64_t pl011_core::next_event_cycle(std::uint64_t falling_load_at) const {
     const pl011_outputs& o = out();
     std::uint64_t next = next_change(o.out_ticks);
     // A receiver past its start bit's decision ends its character only at the stop bit's, which the
@@ -455,21 +462,23 @@ std::uint64_t pl011_core::next_event_cycle() const {
     // first output change rx_frame_ticks enables later. (Anything that delays that start, a character
     // in progress or a receiver off, only makes the plan early.)
     if (o.rx_busy) return next;
-    for (const pending_rxd& c : m_rxd) {
-        if (c.value) continue;
-        std::uint64_t at = c.at;
-        if (m_rtl->in.rst_n && o.synced && o.b16_wait > 0) {
-            const baud16_periods periods(o);
-            const std::uint64_t first = m_cycle + o.b16_wait; // the next enable
-            // The first enable after the load: j periods after `first`.
-            const std::uint64_t j =
-                first > c.at ? 0
-                             : periods.fitting(c.at - first, std::numeric_limits<std::uint32_t>::max()) + 1;
-            at = first + periods.span(j + o.rx_frame_ticks);
+    std::uint64_t load = falling_load_at;
+    for (const pending_rxd& c : m_rxd)
+        if (!c.value) {
+            load = c.at;
+            break;
         }
-        return std::min(next, at);
+    if (load == std::numeric_limits<std::uint64_t>::max()) return next;
+    std::uint64_t at = load;
+    if (m_rtl->in.rst_n && o.synced && o.b16_wait > 0) {
+        const baud16_periods periods(o);
+        const std::uint64_t first = m_cycle + o.b16_wait; // the next enable
+        // The first enable after the load: j periods after `first`.
+        const std::uint64_t j =
+            first > load ? 0 : periods.fitting(load - first, std::numeric_limits<std::uint32_t>::max()) + 1;
+        at = first + periods.span(j + o.rx_frame_ticks);
     }
-    return next;
+    return std::min(next, at);
 }
 
 bool pl011_core::read_needs_catch_up(std::uint64_t present) const {

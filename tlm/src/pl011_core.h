@@ -4,6 +4,7 @@
 // equivalence tests drive it side by side with plain cycle-by-cycle clocking of the same RTL.
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -137,7 +138,13 @@ public:
     void rxd_change(std::uint64_t after, bool v);
     // The next edge at which an output can change with the inputs as they are, or at which a character
     // that a falling RXD not yet applied may start can first change one; UINT64_MAX if none.
-    std::uint64_t next_event_cycle() const;
+    std::uint64_t next_event_cycle() const {
+        return next_event_cycle(std::numeric_limits<std::uint64_t>::max());
+    }
+    // The same, with a falling RXD not yet handed over (a character reported ahead of its time) that
+    // would be loaded at edge `falling_load_at`: planned from as the first falling change if no change
+    // handed over falls (UINT64_MAX: none).
+    std::uint64_t next_event_cycle(std::uint64_t falling_load_at) const;
     // Whether a read without side effects at edge `present` needs the model caught up first: else the
     // model, behind, answers and promises as it would there (fast mode).
     bool read_needs_catch_up(std::uint64_t present) const;
@@ -183,7 +190,7 @@ private:
     };
     std::deque<pending_rxd> m_rxd; // RXD changes not yet applied, in order
     void edge(std::uint64_t counts_as);
-    void jump(std::uint64_t counts_as, unsigned ticks);
+    void jump(std::uint64_t counts_as, unsigned ticks, std::uint64_t after = 0);
     std::unique_ptr<pl011_rtl> m_rtl;
     bool m_every_cycle;
     std::uint64_t m_cycle = 0;

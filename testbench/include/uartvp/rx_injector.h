@@ -7,7 +7,14 @@
 // drift. An item starts at its `at` time (absolute simulation time) or when the line is free, whichever
 // is later. A frame with a bad stop bit and a break are followed by one bit period of mark, so that the
 // next start bit has a falling edge. Only the injector's thread writes `line`.
+//
+// Or as characters (report_to(): a receiver's serial_line_if, such as pl011::rx_line()): each character
+// is reported at its start bit's time with every bit boundary's time (<uartvp/serial_line.h>), a break
+// as the line's level at its start and at its end; `line` is then not driven (it stays high, and must
+// still be bound) and the injector wakes once per character, not once per edge. The times are those
+// the pin would show; a frame with a bad stop bit is reported with its stop bits low.
 #include "uartvp/serial_format.h"
+#include "uartvp/serial_line.h"
 
 #include <cstdint>
 #include <deque>
@@ -52,6 +59,10 @@ public:
     sc_core::sc_event& done_event() { return m_done; }
     std::uint64_t chars_sent() const { return m_chars_sent; }
 
+    // Report the line to `receiver` as characters instead of driving `line` (call before the
+    // simulation starts; `receiver` must outlive it).
+    void report_to(serial_line_if& receiver) { m_receiver = &receiver; }
+
 private:
     struct item {
         std::string text;
@@ -78,6 +89,8 @@ private:
     bool m_level = true;          // value last written to line
     sc_core::sc_time m_line_free; // end of the last frame sent (or of the mark after a break)
     std::uint64_t m_chars_sent = 0;
+    serial_line_if* m_receiver = nullptr;
+    void wait_until(const sc_core::sc_time& t);
 };
 
 } // namespace uartvp

@@ -146,6 +146,27 @@ public:
     // txd_edges on or off. Call before the simulation starts; `reader` must outlive the simulation.
     void report_line(serial_line_if& reader);
 
+    // The receive line as characters: a sender (rx_injector::report_to, or another UART's
+    // report_line) reports to it each character as it starts, or before (serial_line_if's contract:
+    // in time order, each report at or before the time it describes), and the line's level between
+    // characters (a break). The PL011 queues the character's RXD changes at once and applies each as
+    // the pin would have at its time, cycle for cycle (the synchroniser, the access that lands on an
+    // edge after the change); its process wakes only where a register or an output changes (the RX
+    // FIFO push at the stop bit's decision, an interrupt, a timeout), not per edge or sample point.
+    // - The receiver sees the AND of the rxd pin and this line (both idle high, either pulls RXD
+    //   low, as on a wired-AND line): with the pin left high the line alone decides; changes of the
+    //   pin still cost a wake each. Loopback (LBE) reads TXD, as with the pin.
+    // - A report whose time lies inside a character reported before cuts that character there: its
+    //   changes from then on are dropped (a sender reset mid-frame). A low stop bit (a framing error)
+    //   and a character followed by a low level (a break) are sent as they are.
+    // - Read promises end at the next change the line was told of; a report that comes ahead of its
+    //   time breaks the promises given before it at the report, not at its start (values and times
+    //   stay exact; a polling initiator may issue one more transaction). A report at its own time,
+    //   as rx_injector makes them, breaks them exactly where the pin would.
+    // - With clock_every_cycle the model wakes at each change (the reference); loosely timed, a change
+    //   is seen by the first access after it in SystemC time, as the pin's.
+    serial_line_if& rx_line();
+
     // Adds the observation signals and lines to a VCD/WIF trace file, prefixed with this module's name
     // (sc_trace(tf, uart, name): with another prefix), or to a vcd_writer (<uartvp/vcd_writer.h>). Call
     // before the simulation starts; unbound optional ports are left out.
@@ -165,6 +186,9 @@ private:
     void sample_inputs();
     void rxd_changed();
     void note_rxd();
+    void release_rx(const sc_core::sc_time& now);
+    void rx_reported(const sc_core::sc_time& from);
+    std::uint64_t next_wake() const;
     bool drive_outputs(const detail::pl011_outputs& o); // false: every output already showed that
     void start_of_simulation() override;
     void clk_hz_changed();

@@ -3,6 +3,8 @@
 // line monitor, a waveform writer). The sender reports each character as it starts, with the time of
 // every bit boundary, and the line's level between characters (idle high, a break low); a reader
 // rebuilds from them exactly the edges the TXD pin shows, without a process activation per edge.
+// The other way too: a sender such as rx_injector (report_to) reports what it puts on a UART's receive
+// line to that UART (pl011::rx_line()), which applies the edges as its RXD pin's.
 #include <array>
 #include <cstdint>
 #include <systemc>
@@ -13,7 +15,9 @@ namespace uartvp {
 struct serial_char {
     // Start, data, optional parity and stop bits (7 to 12).
     unsigned bits = 0;
-    // The level of bit k in bit k, LSB first: bit 0, the start bit, is 0; the stop bits are 1.
+    // The level of bit k in bit k, LSB first: bit 0, the start bit, is 0; the stop bits are 1 (0 from
+    // a sender that makes a framing error on purpose). After edge[bits] the line is back at the level
+    // between characters.
     std::uint16_t levels = 0;
     // Bit k spans [edge[k], edge[k + 1]); edge[0] is the start bit's falling edge and edge[bits] the
     // end of the last stop bit. Exact times, as the sender's clock makes them.
