@@ -303,9 +303,9 @@ public:
     bool timed_out = false;
     sc_event boot_done;
 
-    // `pins`: waves record TXD, which the UART then drives edge by edge. Otherwise in fast mode (unless
-    // UARTVP_LINE=pins) the line goes as characters: to the monitor, and on grace to the BMC too.
-    boot_platform(const sc_module_name& name, const params& p, bool pins = false)
+    // In fast mode (unless UARTVP_LINE=pins) the line goes as characters: to the monitor, on grace to
+    // the BMC too, and to the waves.
+    boot_platform(const sc_module_name& name, const params& p)
         : sc_module(name)
         , kernel("kernel", p.cores, boot_timing(p), boot_kernel(p))
         , bus("bus")
@@ -323,10 +323,10 @@ public:
             c.reg_io_width = 4;
             // The line as characters in fast mode (unless UARTVP_LINE=pins), as console-8250 has it.
             const char* line = std::getenv("UARTVP_LINE");
-            const bool chars = !p.reference && !(line && std::string(line) == "pins");
-            c.txd_edges = !chars || pins;
+            m_chars = !p.reference && !(line && std::string(line) == "pins");
+            c.txd_edges = !m_chars;
             mini = std::make_unique<uart16550>("uart0", c);
-            if (chars) {
+            if (m_chars) {
                 mini->report_line(monitor);
                 monitor.take_characters(true);
             }
@@ -336,8 +336,9 @@ public:
             mini->rxd(rxd);
         } else {
             const bool chars = chars_wanted(p);
+            m_chars = chars;
             pl011_config c = make_config(p);
-            c.txd_edges = !chars || pins;
+            c.txd_edges = !chars;
             uart = std::make_unique<pl011>("uart0", c);
             bmc = std::make_unique<bmc_cts>("bmc", static_cast<double>(p.baud), p.frame, p.bmc_char_ns);
             if (chars) {
@@ -391,7 +392,13 @@ public:
             w.bit(bmc->ncts, "uart0.ncts");
             w.end_group();
         }
-        w.lines(txd, rxd);
+        // TXD from the UART's character reports where it does not drive the pin.
+        if (m_chars && mini)
+            mini->report_line(w.lines_from_reports(rxd));
+        else if (m_chars)
+            uart->report_line(w.lines_from_reports(rxd));
+        else
+            w.lines(txd, rxd);
     }
 
 private:
@@ -419,6 +426,7 @@ private:
         sc_stop();
     }
     params m_p;
+    bool m_chars = false; // the UART reports its line as characters (no TXD edges)
 };
 
 // The CSD report as the waiter prints it (kernel/smp.c), with the target's NMI backtrace and the
@@ -564,7 +572,7 @@ run_result run_boot_console(const run_request& rq) {
         calibrated || !rq.payload ? (rpi ? rpi3b_plan() : grace_plan()) : payload_plan(*rq.payload);
     std::unique_ptr<waves> w;
     if (!rq.vcd.empty()) w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud), rq.fst);
-    boot_platform soc("soc", p, w != nullptr);
+    boot_platform soc("soc", p);
     if (w) soc.add_waves(*w);
     const std::unique_ptr<timeline> tl = make_timeline(rq);
     if (tl) {

@@ -74,7 +74,7 @@ std::uint8_t lcr_for(const serial_format& f) {
 }
 
 // The line as characters in fast mode (unless UARTVP_LINE=pins): the monitor decodes the reported
-// characters. With waves the 16550 still drives TXD edge by edge (`pins`).
+// characters, and the waves write TXD from them.
 bool chars_wanted(const params& p) {
     const char* line = std::getenv("UARTVP_LINE");
     return !p.reference && !(line && std::string(line) == "pins");
@@ -105,12 +105,12 @@ public:
     scoreboard sb;
     std::string text_head; // the first decoded characters
 
-    uart16550_platform(const sc_module_name& name, const params& p, bool pins)
+    uart16550_platform(const sc_module_name& name, const params& p)
         : sc_module(name)
         , kernel("kernel", p.cores, timing(p))
         , cpu0(kernel.cpu(0))
         , bus("bus")
-        , uart("uart0", uart_config(p, chars_wanted(p) && !pins))
+        , uart("uart0", uart_config(p, chars_wanted(p)))
         , monitor("console", actual_baud(p), line_format(p.frame))
         , m_p(p) {
         if (chars_wanted(p)) {
@@ -195,7 +195,7 @@ using write_fn = void (*)(sw::uart_8250_port&, std::string_view);
 run_result run_console(const run_request& rq) {
     const auto wall0 = std::chrono::steady_clock::now();
     const params& p = rq.p;
-    uart16550_platform m("machine", p, !rq.vcd.empty());
+    uart16550_platform m("machine", p);
     std::unique_ptr<waves> w;
     if (!rq.vcd.empty()) {
         w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud), rq.fst);
@@ -210,7 +210,11 @@ run_result run_console(const run_request& rq) {
         w->bit(m.uart.fifo_enabled, "uart0.fifo_enabled");
         w->bit(m.irq, "uart0.irq");
         w->end_group();
-        w->lines(m.txd, m.rxd);
+        // TXD from the 16550's character reports where it does not drive the pin.
+        if (chars_wanted(p))
+            m.uart.report_line(w->lines_from_reports(m.rxd));
+        else
+            w->lines(m.txd, m.rxd);
     }
 
     const std::unique_ptr<timeline> tl = make_timeline(rq);

@@ -369,7 +369,8 @@ void vcd_line_reader::line_char(const serial_char& c) {
 
 void vcd_line_reader::line_level(const sc_core::sc_time& t, bool level) {
     forget_past();
-    // Inside a character reported before: its changes from t on never reach the line.
+    // Inside a character reported before, or before one reported ahead: its changes from t on never
+    // reach the line.
     if (!m_edges.empty() && m_edges.back().first >= t) {
         while (!m_edges.empty() && m_edges.back().first >= t)
             m_edges.pop_back();

@@ -9,13 +9,16 @@
 // inside characters (the receiver reads the same in both), a reset (pin and reset()), a new XIN rate, a
 // divisor or LCR change (the character keeps the format it started with); the mini UART too; and
 // seeded random traffic of all of these, synchronised and loosely timed (the model reporting from an
-// access's local time, ahead of SystemC time).
+// access's local time, ahead of SystemC time). The waves too: a VCD at 1 ps and a lines VCD written
+// from `chars`' reports through vcd_line_reader are byte for byte those written from `pins`' pin, with
+// each UART's FIFO level, THRE and IRQ changing at the same instants as the line.
 #include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <random>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -27,7 +30,15 @@
 #include "uart16550_bench.h"
 
 #include <uartvp/line_monitor.h>
+#include <uartvp/lines_vcd.h>
 #include <uartvp/uart16550.h>
+#include <uartvp/vcd_writer.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
 
 using namespace sc_core;
 using namespace uartvp;
@@ -145,6 +156,11 @@ struct twin_bench : sc_module {
     std::vector<decoded_char> dec_pins, dec_chars;
     std::function<void(twin_bench&)> body;
     bool finished = false;
+    // The waves both ways: from `pins`' TXD pin, and from `chars`' reports.
+    std::string dir;
+    vcd_line_reader reader;
+    std::unique_ptr<vcd_writer> vcd_pin, vcd_rep;
+    std::unique_ptr<lines_vcd> lines_pin, lines_rep;
 
     SC_HAS_PROCESS(twin_bench);
     twin_bench(const sc_module_name& n, const uart16550_config& cfg, double baud, serial_format fmt,
@@ -171,6 +187,27 @@ struct twin_bench : sc_module {
         mon_chars.take_characters(true);
         mon_pins.line(txd_pins);
         mon_chars.line(txd_chars);
+        char tmpl[] = "/tmp/uartvp-16550-waves-XXXXXX";
+        dir = mkdtemp(tmpl);
+        vcd_pin = std::make_unique<vcd_writer>("vcd_pin", dir + "/pin.vcd");
+        vcd_rep = std::make_unique<vcd_writer>("vcd_rep", dir + "/rep.vcd");
+        const std::uint64_t coarse = lines_vcd::timescale_for(baud);
+        lines_pin = std::make_unique<lines_vcd>("lines_pin", dir + "/pin.lines.vcd", coarse);
+        lines_rep = std::make_unique<lines_vcd>("lines_rep", dir + "/rep.lines.vcd", coarse);
+        chars.report_line(reader);
+        for (auto [w, u, irq] :
+             {std::tuple{vcd_pin.get(), &pins, &irq_pins}, std::tuple{vcd_rep.get(), &chars, &irq_chars}}) {
+            w->add(u->tx_fifo_level, "uart0.tx_fifo_level", 5);
+            w->add(u->thre, "uart0.thre");
+            w->add(u->temt, "uart0.temt");
+            w->add(*irq, "uart0.irq");
+        }
+        vcd_pin->add(txd_pins, "lines.txd");
+        reader.add_to(*vcd_rep, "lines.txd");
+        lines_pin->add(txd_pins, "txd");
+        lines_rep->add(reader, "txd");
+        lines_pin->add(irq_pins, "irq");
+        lines_rep->add(irq_chars, "irq");
         mon_pins.on_char([this](const decoded_char& c) { dec_pins.push_back(c); });
         mon_chars.on_char([this](const decoded_char& c) { dec_chars.push_back(c); });
         SC_THREAD(cpu);
@@ -274,6 +311,33 @@ struct twin_bench : sc_module {
         }
         EXPECT_EQ(mon_pins.false_starts(), mon_chars.false_starts());
         EXPECT_EQ(mon_pins.breaks(), mon_chars.breaks());
+        check_waves();
+    }
+    static std::string slurp(const std::string& path) {
+        std::ifstream f(path, std::ios::binary);
+        std::ostringstream s;
+        s << f.rdbuf();
+        return s.str();
+    }
+    void check_waves() {
+        ASSERT_TRUE(vcd_pin->close() && vcd_rep->close() && lines_pin->close() && lines_rep->close());
+        for (const char* f : {"/pin.vcd", "/pin.lines.vcd"}) {
+            const std::string pin = slurp(dir + f), rep = slurp(dir + "/rep" + std::string(f).substr(4));
+            EXPECT_GT(pin.size(), 300u) << f;
+            if (pin == rep) continue;
+            std::size_t i = 0;
+            while (i < pin.size() && i < rep.size() && pin[i] == rep[i])
+                ++i;
+            const std::size_t from = pin.rfind('#', i) == std::string::npos ? 0 : pin.rfind('#', i);
+            ADD_FAILURE() << f << " from the reports differs from the pin's at byte " << i
+                          << ":\npin: " << pin.substr(from, i - from + 80)
+                          << "\nreports: " << rep.substr(from, i - from + 80);
+        }
+    }
+    ~twin_bench() override {
+        for (const char* f : {"/pin.vcd", "/rep.vcd", "/pin.lines.vcd", "/rep.lines.vcd"})
+            std::remove((dir + f).c_str());
+        rmdir(dir.c_str());
     }
 };
 

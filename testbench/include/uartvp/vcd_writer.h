@@ -137,12 +137,13 @@ private:
 };
 
 // A serial line written from its sender's character reports (serial_line_if) instead of a pin: hand it
-// to the sender (pl011::report_line, or any UART reporting its line that way), which then need not
-// drive its TX pin edge by edge, and each file it is added to gets the changes the pin would show,
-// byte for byte: every level change at its exact time (written when that time comes, so in time order
-// with the other signals' changes; within a time stamp the writer lists changes in the order the
-// variables were added, for a pin as for a reader), a level reported inside a character cutting it
-// there, nothing the run did not reach.
+// to the sender (pl011::report_line, uart16550::report_line, any UART reporting its line that way),
+// which then need not drive its TX pin edge by edge, and each file it is added to gets the changes the
+// pin would show, byte for byte: every level change at its exact time (written when that time comes, so
+// in time order with the other signals' changes; within a time stamp the writer lists changes in the
+// order the variables were added, for a pin as for a reader), a level reported inside a character or
+// before one reported ahead cutting it there, the rest of a cut character given level by level, nothing
+// the run did not reach.
 class vcd_line_reader : public serial_line_if {
 public:
     explicit vcd_line_reader(bool initial = true)
