@@ -15,8 +15,13 @@
 
 #include "pl011_core.h"
 #include "tlm_access.h"
+#include "uart_ports.h"
 
 namespace uartvp {
+
+using detail::apply_clk_hz;
+using detail::read_or;
+using detail::write_if_bound;
 
 using namespace sc_core;
 
@@ -115,28 +120,6 @@ void pl011::impl::tx_event(void* self, const detail::tx_line_event& e) {
     for (serial_line_if* r : m.readers)
         r->line_char(c);
 }
-
-namespace {
-bool read_or(const optional_in& p, bool inactive) {
-    return p.size() ? p->read() : inactive;
-}
-void write_if_bound(optional_out& p, bool v) {
-    if (p.size()) p->write(v);
-}
-// A frequency from clk_hz: an error report (not an exception out of a process) for what cannot be.
-template <class uart> void apply_clk_hz(uart& u, std::uint64_t hz) {
-    if (hz == 0) {
-        SC_REPORT_ERROR(
-            u.kind(), (std::string(u.name()) + ": clk_hz is 0 Hz (a stopped clock is not modelled)").c_str());
-    } else if (hz != u.clock().hz()) {
-        try {
-            u.set_clock_hz(hz);
-        } catch (const std::invalid_argument& e) {
-            SC_REPORT_ERROR(u.kind(), (std::string(u.name()) + ": clk_hz: " + e.what()).c_str());
-        }
-    }
-}
-} // namespace
 
 pl011::pl011(const sc_module_name& name, const pl011_config& cfg)
     : sc_module(name)
@@ -300,13 +283,8 @@ void pl011::start_of_simulation() {
     if (clk_hz.size()) apply_clk_hz(*this, clk_hz->read()); // the clock tree's frequency from time 0
 }
 
-// clk_hz: each change of the frequency on the signal is a set_clock_hz() at that time (its value at
-// the start was taken by start_of_simulation()).
 void pl011::clk_hz_changed() {
-    if (!clk_hz.size()) return; // never triggered again
-    if (m_impl->clk_watching) apply_clk_hz(*this, clk_hz->read());
-    m_impl->clk_watching = true;
-    next_trigger(clk_hz->value_changed_event());
+    detail::follow_clk_hz(*this, clk_hz, m_impl->clk_watching);
 }
 
 void pl011::set_clock_hz(std::uint64_t hz) {

@@ -12,8 +12,13 @@
 #include <uartvp/read_promise.h>
 
 #include "access_order.h"
+#include "uart_ports.h"
 
 namespace uartvp {
+
+using detail::apply_clk_hz;
+using detail::read_or;
+using detail::write_if_bound;
 
 using namespace sc_core;
 
@@ -977,25 +982,6 @@ struct uart16550::impl {
 };
 
 namespace {
-bool read_or(const optional_in& p, bool inactive) {
-    return p.size() ? p->read() : inactive;
-}
-void write_if_bound(optional_out& p, bool v) {
-    if (p.size()) p->write(v);
-}
-// A frequency from clk_hz: an error report (not an exception out of a process) for what cannot be.
-template <class uart> void apply_clk_hz(uart& u, std::uint64_t hz) {
-    if (hz == 0) {
-        SC_REPORT_ERROR(
-            u.kind(), (std::string(u.name()) + ": clk_hz is 0 Hz (a stopped clock is not modelled)").c_str());
-    } else if (hz != u.clock().hz()) {
-        try {
-            u.set_clock_hz(hz);
-        } catch (const std::invalid_argument& e) {
-            SC_REPORT_ERROR(u.kind(), (std::string(u.name()) + ": clk_hz: " + e.what()).c_str());
-        }
-    }
-}
 const uart16550_config& checked(const uart16550_config& cfg) {
     if (cfg.reg_shift > 2) throw std::invalid_argument("uart16550: reg_shift must be 0, 1 or 2");
     if ((cfg.reg_io_width != 1 && cfg.reg_io_width != 2 && cfg.reg_io_width != 4) ||
@@ -1073,13 +1059,8 @@ void uart16550::start_of_simulation() {
     if (clk_hz.size()) apply_clk_hz(*this, clk_hz->read()); // the clock tree's frequency from time 0
 }
 
-// clk_hz: each change of the frequency on the signal is a set_clock_hz() at that time (its value at
-// the start was taken by start_of_simulation()).
 void uart16550::clk_hz_changed() {
-    if (!clk_hz.size()) return; // never triggered again
-    if (m_impl->clk_watching) apply_clk_hz(*this, clk_hz->read());
-    m_impl->clk_watching = true;
-    next_trigger(clk_hz->value_changed_event());
+    detail::follow_clk_hz(*this, clk_hz, m_impl->clk_watching);
 }
 
 void uart16550::set_clock_hz(std::uint64_t hz) {
