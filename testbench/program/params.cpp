@@ -381,62 +381,44 @@ nlohmann::json params::to_json() const {
         if (hvc_backend == "opal") j["bmc_buffer_bytes"] = bmc_buffer_bytes;
         return j;
     }
+    // What every console UART's run shows; each model adds its own (keys come out sorted).
+    nlohmann::json j{{"cpu_hz", cpu_hz},
+                     {"cores", cores},
+                     {"mmio_read_ns", mmio_read_ns},
+                     {"mmio_write_ns", mmio_write_ns},
+                     {"relax_cycles", relax_cycles},
+                     {"uartclk_hz", uartclk_hz},
+                     {"baud", baud},
+                     {"frame", frame.name()},
+                     {"fifo_depth", fifo_depth},
+                     {"uart_base", uart_base},
+                     {"mode", reference ? "reference" : "fast"}};
     if (uart_model == "mini") {
         const std::int64_t d = mini_uart_baud_reg(uartclk_hz, baud);
-        return {{"cpu_hz", cpu_hz},
-                {"cores", cores},
-                {"mmio_read_ns", mmio_read_ns},
-                {"mmio_write_ns", mmio_write_ns},
-                {"relax_cycles", relax_cycles},
-                {"uart_model", uart_model},
-                {"uartclk_hz", uartclk_hz},
-                {"baud", baud},
-                {"aux_mu_baud", d},
-                {"actual_baud", static_cast<double>(uartclk_hz) / (8.0 * (d + 1))},
-                {"frame", frame.name()},
-                {"fifo_depth", fifo_depth},
-                {"uart_base", uart_base},
-                {"mode", reference ? "reference" : "fast"}};
+        j["uart_model"] = uart_model;
+        j["aux_mu_baud"] = d;
+        j["actual_baud"] = static_cast<double>(uartclk_hz) / (8.0 * (d + 1));
+        return j;
     }
     if (uart_model == "16550") {
         const std::uint64_t div = uart16550_divisor(uartclk_hz, baud);
-        return {{"cpu_hz", cpu_hz},
-                {"cores", cores},
-                {"mmio_read_ns", mmio_read_ns},
-                {"mmio_write_ns", mmio_write_ns},
-                {"relax_cycles", relax_cycles},
-                {"uart_model", uart_model},
-                {"uartclk_hz", uartclk_hz},
-                {"baud", baud},
-                {"divisor", div},
-                {"actual_baud", div ? static_cast<double>(uartclk_hz) / (16.0 * div) : 0.0},
-                {"frame", frame.name()},
-                {"fifo_depth", fifo_depth},
-                {"port_io", port_io},
-                {"uart_base", uart_base},
-                {"reg_shift", reg_shift},
-                {"reg_io_width", reg_io_width},
-                {"thre_delay_ns", thre_delay_ns},
-                {"tx_drain_ns", tx_drain_ns},
-                {"reset_after_write", reset_after_write},
-                {"mode", reference ? "reference" : "fast"}};
+        j["uart_model"] = uart_model;
+        j["divisor"] = div;
+        j["actual_baud"] = div ? static_cast<double>(uartclk_hz) / (16.0 * div) : 0.0;
+        j["port_io"] = port_io;
+        j["reg_shift"] = reg_shift;
+        j["reg_io_width"] = reg_io_width;
+        j["thre_delay_ns"] = thre_delay_ns;
+        j["tx_drain_ns"] = tx_drain_ns;
+        j["reset_after_write"] = reset_after_write;
+        return j;
     }
     std::uint32_t ibrd = 0, fbrd = 0;
     pl011_divisor(uartclk_hz, baud, ibrd, fbrd);
-    return {{"cpu_hz", cpu_hz},
-            {"cores", cores},
-            {"mmio_read_ns", mmio_read_ns},
-            {"mmio_write_ns", mmio_write_ns},
-            {"relax_cycles", relax_cycles},
-            {"uartclk_hz", uartclk_hz},
-            {"baud", baud},
-            {"frame", frame.name()},
-            {"fifo_depth", fifo_depth},
-            {"uart_base", uart_base},
-            {"ibrd", ibrd},
-            {"fbrd", fbrd},
-            {"mode", reference ? "reference" : "fast"},
-            {"reset_after_write", reset_after_write}};
+    j["ibrd"] = ibrd;
+    j["fbrd"] = fbrd;
+    j["reset_after_write"] = reset_after_write;
+    return j;
 }
 
 } // namespace uartvp::program
