@@ -492,18 +492,7 @@ void core::remember(std::uint64_t addr, unsigned size, std::uint32_t v, const re
 std::uint32_t core::read_slow(std::uint64_t addr, unsigned size) {
     if (!m_collapse) return read(addr, size, nullptr, nullptr);
     bool synced = false;
-    // The hot path of literal loops, inline: a standing promise of the whole value, nothing due.
-    if (standing_promise* s = standing(addr, size); s && s->held == 0 && s->holds() && m_time < s->until) {
-        if (m_time.value() > m_ahead_mark) m_ahead_mark = sc_time_stamp().value() + m_max_ahead;
-        if (!m_traced && m_time.value() <= m_ahead_mark && quiet_before(m_time)) {
-            if (m_accesses_observed) tell_access(addr, false, m_time, m_time + s->read_part);
-            m_time += s->read_part;
-            ++m_promised_reads;
-            ++m_cur_stats->mmio_reads;
-            return s->value;
-        }
-    }
-    std::uint32_t v = 0;
+    std::uint32_t v = 0; // a promise of the whole value (bits 0) answers it, as read_fast() does inline
     if (read_from_standing(addr, size, 0, nullptr, v, nullptr, synced)) return v;
     read_promise promise;
     bool target_bound = false;
