@@ -204,8 +204,7 @@ void vcd_writer::flush_held(bool all) {
 // and the file then does not depend on the order in which SystemC ran the processes of one instant (a
 // line written from its sender's reports gives the same file as its pin).
 void vcd_writer::put(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value) {
-    if (tick != m_group_tick && !m_group.empty()) write_group();
-    m_group_tick = tick;
+    if (tick != m_last_tick && !m_group.empty()) write_group(); // m_group is m_last_tick's
     m_group.push_back({v.index, value});
     m_last_tick = tick;
     m_last_at = at;
@@ -216,7 +215,7 @@ void vcd_writer::write_group() {
     for (std::size_t i = 1; i < m_group.size(); ++i)
         for (std::size_t j = i; j > 0 && m_group[j - 1].first > m_group[j].first; --j)
             std::swap(m_group[j - 1], m_group[j]);
-    write_stamp(m_group_tick);
+    write_stamp(m_last_tick);
     for (const auto& [index, value] : m_group) {
         write_value(*m_vars[index], value);
         if (m_len >= block) flush_buffer();
@@ -313,7 +312,6 @@ void vcd_writer::start_of_simulation() {
     m_last_tick = 0;
     m_last_at = 0;
     m_stamp_tick = 0;
-    m_group_tick = 0;
 }
 
 void vcd_writer::write_value(const var& v, std::uint64_t value) {

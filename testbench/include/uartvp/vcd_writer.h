@@ -110,9 +110,9 @@ private:
     std::uint64_t m_last_tick = 0;
     std::uint64_t m_last_at = 0;    // the exact time of the last change written
     std::uint64_t m_stamp_tick = 0; // the last time stamp in the file
-    // The changes of the time stamp being written (var index, value), written once time moves on.
+    // The changes of the time stamp being written (m_last_tick's: var index, value), written once time
+    // moves on.
     std::vector<std::pair<std::size_t, std::uint64_t>> m_group;
-    std::uint64_t m_group_tick = 0;
     bool m_plain_init = false;
     std::vector<std::pair<const sc_core::sc_port_base*, std::string>> m_ports;
     // The held changes in time order: a vector read from `head` on (a deque's insertion and paging
