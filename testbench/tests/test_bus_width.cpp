@@ -13,6 +13,7 @@
 
 #include "sim_main.h"
 #include "tlm_payload.h"
+#include "uart_pair.h"
 
 using namespace uartvp;
 using namespace sc_core;
@@ -51,22 +52,7 @@ template <unsigned W> struct cpu : sc_module {
 struct uarts {
     pl011 pl{"pl"};
     uart16550 com{"com"};
-    sc_signal<bool> txd0{"txd0", true}, rxd0{"rxd0", true}, irq0{"irq0"};
-    sc_signal<bool> txd1{"txd1", true}, rxd1{"rxd1", true}, irq1{"irq1"};
-    line_monitor mon0{"mon0", 24e6 / (16 * (13 + 1.0 / 64)), serial_format{}};
-    line_monitor mon1{"mon1", 115200, serial_format{}};
-    uarts() {
-        pl.txd(txd0);
-        pl.rxd(rxd0);
-        pl.irq(irq0);
-        com.txd(txd1);
-        com.rxd(rxd1);
-        com.irq(irq1);
-        mon0.line(txd0);
-        mon1.line(txd1);
-        mon0.keep_text(true);
-        mon1.keep_text(true);
-    }
+    test::uart_pair_lines lines{pl, com};
 };
 
 template <unsigned W> void program(cpu<W>& c, std::uint64_t pl_base, std::uint64_t com_base) {
@@ -129,8 +115,8 @@ TEST(BusWidth, A64BitInitiatorBindsStraightToBus64) {
     sc_start(sc_time(1, SC_MS));
     EXPECT_EQ(t.ibrd, 13u);
     EXPECT_EQ(t.scr, 0xA5u);
-    EXPECT_EQ(t.u.mon0.text(), "w");
-    EXPECT_EQ(t.u.mon1.text(), "W");
+    EXPECT_EQ(t.u.lines.mon0.text(), "w");
+    EXPECT_EQ(t.u.lines.mon1.text(), "W");
     EXPECT_EQ(t.wide, tlm::TLM_BURST_ERROR_RESPONSE);
 }
 
@@ -169,8 +155,8 @@ TEST(BusWidth, A32BitAndA64BitBusOnTheSameUartsThroughBothRouters) {
     sc_start(sc_time(1, SC_MS));
     EXPECT_EQ(t.ibrd_seen_wide, 13u);
     EXPECT_EQ(t.scr_seen_narrow, 0x3Cu);
-    EXPECT_EQ(t.u.mon0.text(), "nw");
-    EXPECT_EQ(t.u.mon1.text(), "NW");
+    EXPECT_EQ(t.u.lines.mon0.text(), "nw");
+    EXPECT_EQ(t.u.lines.mon1.text(), "NW");
 }
 
 TEST(BusWidth, AUartWithNeitherSocketBoundIsRefused) {

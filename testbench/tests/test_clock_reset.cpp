@@ -16,6 +16,7 @@
 
 #include "sim_main.h"
 #include "tlm_payload.h"
+#include "uart_pair.h"
 
 using namespace uartvp;
 using namespace sc_core;
@@ -69,22 +70,15 @@ struct bench : sc_module {
     cpu c0{"c0"}, c1{"c1"};
     pl011 pl;
     uart16550 com{"com"};
-    sc_signal<bool> txd0{"txd0", true}, rxd0{"rxd0", true}, irq0{"irq0"};
-    sc_signal<bool> txd1{"txd1", true}, rxd1{"rxd1", true}, irq1{"irq1"};
+    test::uart_pair_pins pins{pl, com};
     edge_log e0, e1;
     bench(const sc_module_name& n, bool reference)
         : sc_module(n)
         , pl("pl", pl_cfg(reference)) {
         c0.socket.bind(pl.bus);
         c1.socket.bind(com.bus);
-        pl.txd(txd0);
-        pl.rxd(rxd0);
-        pl.irq(irq0);
-        com.txd(txd1);
-        com.rxd(rxd1);
-        com.irq(irq1);
-        e0.watch(txd0);
-        e1.watch(txd1);
+        e0.watch(pins.txd0);
+        e1.watch(pins.txd1);
     }
     void program_pl() {
         c0.wr(IBRD, 13); // 24 MHz: 115246 baud, a bit of 208.25 cycles (8.68 us)
@@ -181,8 +175,8 @@ struct clocked : sc_module {
         , b("b", false) {
         b.pl.clk_hz(pl_clk);
         b.com.clk_hz(com_clk);
-        m0.line(b.txd0);
-        m1.line(b.txd1);
+        m0.line(b.pins.txd0);
+        m1.line(b.pins.txd1);
         m0.keep_text(true);
         m1.keep_text(true);
         SC_THREAD(tree);
@@ -327,9 +321,9 @@ TEST(ClockReset, RstPortAndResetMethodResetBothUartsFastEqualsReference) {
         EXPECT_EQ(r->lsr_after_reset & 0x60, 0x60) << "THRE and TEMT after reset";
         // Each character was cut by its reset: the line went high at it and stayed so.
         ASSERT_FALSE(r->b.e0.t.empty());
-        EXPECT_TRUE(r->b.txd0.read());
+        EXPECT_TRUE(r->b.pins.txd0.read());
         EXPECT_LT(r->b.e0.t.back(), sc_time(100, SC_US));
-        EXPECT_TRUE(r->b.txd1.read());
+        EXPECT_TRUE(r->b.pins.txd1.read());
     }
     EXPECT_EQ(fast.b.e0.t, ref.b.e0.t);
     EXPECT_EQ(fast.b.e1.t, ref.b.e1.t);

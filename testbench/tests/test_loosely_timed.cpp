@@ -19,6 +19,7 @@
 
 #include "sim_main.h"
 #include "tlm_payload.h"
+#include "uart_pair.h"
 
 using namespace uartvp;
 using namespace sc_core;
@@ -324,8 +325,7 @@ struct cts_reader : sc_module {
     router bus{"bus"};
     pl011 pl{"pl", pl_cfg(true)};
     uart16550 com{"com", com_cfg(true)};
-    sc_signal<bool> txd0{"txd0", true}, rxd0{"rxd0", true}, irq0{"irq0"};
-    sc_signal<bool> txd1{"txd1", true}, rxd1{"rxd1", true}, irq1{"irq1"};
+    test::uart_pair_pins pins{pl, com};
     sc_signal<bool> ncts{"ncts", true};
     struct sample {
         sc_time local, sim;
@@ -338,13 +338,7 @@ struct cts_reader : sc_module {
         cpu.socket.bind(bus.target);
         bus.map(pl.bus, 0, pl.map_size(), "pl");
         bus.map(com.bus, com_base, com.map_size(), "com");
-        pl.txd(txd0);
-        pl.rxd(rxd0);
-        pl.irq(irq0);
         pl.ncts(ncts);
-        com.txd(txd1);
-        com.rxd(rxd1);
-        com.irq(irq1);
         com.ncts(ncts);
         SC_THREAD(drive);
         SC_THREAD(poll);
@@ -400,8 +394,7 @@ struct two_initiators : sc_module {
     router bus{"bus"};
     pl011 pl{"pl", pl_cfg(true)};
     uart16550 com{"com", com_cfg(true)};
-    sc_signal<bool> txd0{"txd0", true}, rxd0{"rxd0", true}, irq0{"irq0"};
-    sc_signal<bool> txd1{"txd1", true}, rxd1{"rxd1", true}, irq1{"irq1"};
+    test::uart_pair_pins pins{pl, com};
     sc_time a_pl, a_com, b_pl, b_com;
     SC_HAS_PROCESS(two_initiators);
     explicit two_initiators(const sc_module_name& n)
@@ -410,12 +403,6 @@ struct two_initiators : sc_module {
         b.socket.bind(bus.target);
         bus.map(pl.bus, 0, pl.map_size(), "pl");
         bus.map(com.bus, com_base, com.map_size(), "com");
-        pl.txd(txd0);
-        pl.rxd(rxd0);
-        pl.irq(irq0);
-        com.txd(txd1);
-        com.rxd(rxd1);
-        com.irq(irq1);
         SC_THREAD(run_a);
         SC_THREAD(run_b);
     }
@@ -463,25 +450,12 @@ struct method_initiator : sc_module {
     pl011 pl{"pl", pl_cfg(true)};
     uart16550 com{"com", com_cfg(true)};
     tlm_utils::simple_initiator_socket<method_initiator> com_socket{"com_socket"};
-    sc_signal<bool> txd0{"txd0", true}, rxd0{"rxd0", true}, irq0{"irq0"};
-    sc_signal<bool> txd1{"txd1", true}, rxd1{"rxd1", true}, irq1{"irq1"};
-    line_monitor mon0{"mon0", 24e6 / (16 * (13 + 1.0 / 64)), serial_format{}};
-    line_monitor mon1{"mon1", 115200, serial_format{}};
+    test::uart_pair_lines lines{pl, com};
     SC_HAS_PROCESS(method_initiator);
     explicit method_initiator(const sc_module_name& n)
         : sc_module(n) {
         socket.bind(pl.bus);
         com_socket.bind(com.bus);
-        pl.txd(txd0);
-        pl.rxd(rxd0);
-        pl.irq(irq0);
-        com.txd(txd1);
-        com.rxd(rxd1);
-        com.irq(irq1);
-        mon0.line(txd0);
-        mon1.line(txd1);
-        mon0.keep_text(true);
-        mon1.keep_text(true);
         SC_METHOD(program);
     }
     void access(tlm_utils::simple_initiator_socket<method_initiator>& s, std::uint64_t addr, std::uint32_t v,
@@ -514,8 +488,8 @@ TEST(LooselyTimed, BTransportNeverWaitsAndServesAnScMethod) {
     UARTVP_SIM_TEST();
     method_initiator m("m");
     sc_start(sc_time(1, SC_MS));
-    EXPECT_EQ(m.mon0.text(), "M");
-    EXPECT_EQ(m.mon1.text(), "m");
+    EXPECT_EQ(m.lines.mon0.text(), "M");
+    EXPECT_EQ(m.lines.mon1.text(), "m");
     EXPECT_GE(m.done_at, sc_time(9, SC_US)); // the local time grew with each access
 }
 
@@ -531,16 +505,9 @@ TEST(LooselyTimed, DirectMemoryAccessIsRefusedOverTheRegisterWindow) {
     c.reg_io_width = 4;
     pl011 pl("pl");
     uart16550 com("com", c);
-    sc_signal<bool> txd0{"txd0", true}, rxd0{"rxd0", true}, irq0{"irq0"};
-    sc_signal<bool> txd1{"txd1", true}, rxd1{"rxd1", true}, irq1{"irq1"};
+    test::uart_pair_pins pins{pl, com};
     i.s0.bind(pl.bus);
     i.s1.bind(com.bus);
-    pl.txd(txd0);
-    pl.rxd(rxd0);
-    pl.irq(irq0);
-    com.txd(txd1);
-    com.rxd(rxd1);
-    com.irq(irq1);
     sc_start(SC_ZERO_TIME);
     for (int k = 0; k < 2; ++k) {
         tlm::tlm_generic_payload tx;
