@@ -3,12 +3,179 @@
 
 #include <algorithm>
 #include <charconv>
+#include <condition_variable>
 #include <cstring>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <stdexcept>
+#include <system_error>
+#include <thread>
 
 namespace uartvp {
+
+// What the simulation tells the writer (write_at, a watched signal's change, hold, release, withdraw),
+// with the time it told it: applied in that order, at once or in the writer's own thread, they give
+// the same file.
+struct vcd_writer::op {
+    enum kind_t : std::uint8_t { write, change, hold, release, withdraw };
+    std::uint64_t now; // the simulation time (resolution units) when it was told
+    std::uint64_t a;   // write, withdraw: the time; hold, release: the hold's handle
+    std::uint64_t b;   // write, change: the value; hold: its tick
+    std::uint32_t var;
+    kind_t kind;
+};
+
+// The writer's thread: from start() on, what the simulation tells the writer is appended to a batch
+// and applied there (ordered, grouped by time stamp, formatted and written), so that a run with waves
+// pays little more than the appends; finish() waits for it. Formatting: the changes of a time stamp in
+// place into blocks written to the file (a stream or string put per change costs more than the
+// formatting).
+class vcd_writer::formatter {
+public:
+    formatter(vcd_writer& w)
+        : m_w(w) {}
+    ~formatter() { finish(); }
+    formatter(const formatter&) = delete;
+    formatter& operator=(const formatter&) = delete;
+
+    // Starts the thread; without one (none could be started) everything is applied at once.
+    void start() {
+        try {
+            m_batch = take_batch();
+            m_thread = std::thread([this] { run(); });
+        } catch (const std::system_error&) {
+            m_batch.reset();
+        }
+    }
+    // False when there is no thread: the caller applies `o` itself.
+    bool queue(const op& o) {
+        if (!m_batch) return false;
+        m_batch->push_back(o);
+        if (m_batch->size() == batch_size) hand_over();
+        return true;
+    }
+    // Everything queued is applied; the writer is the caller's again.
+    void finish() {
+        if (!m_thread.joinable()) return;
+        hand_over();
+        {
+            std::lock_guard<std::mutex> lk(m_mu);
+            m_stop = true;
+        }
+        m_work.notify_one();
+        m_thread.join();
+        m_batch.reset();
+    }
+    // The changes of one time stamp are written together, in the order the variables were added (a
+    // value given twice at one time keeps its order): a VCD says nothing by the order within a time
+    // stamp, and the file then does not depend on the order in which SystemC ran the processes of one
+    // instant (a line written from its sender's reports gives the same file as its pin).
+    void format(std::uint64_t tick, std::size_t index, std::uint64_t value) {
+        if (tick != m_group_tick && !m_group.empty()) write_group();
+        m_group.push_back({index, value});
+        m_group_tick = tick;
+    }
+    // The last time stamp's changes and the block into the file.
+    void end() {
+        if (!m_group.empty()) write_group();
+        flush_buffer();
+    }
+    // An initial value, before the simulation starts (before start()).
+    void initial(const var& v, std::uint64_t value) {
+        write_value(v, value);
+        if (m_len >= block) flush_buffer();
+    }
+    void flush_buffer() {
+        if (m_len == 0) return;
+        m_w.m_out.write(m_buf.get(), static_cast<std::streamsize>(m_len));
+        m_len = 0;
+    }
+
+private:
+    using batch = std::vector<op>;
+    // A batch is about 300 characters of a console's waves; a few in flight bound the memory when the
+    // file is slower than the run.
+    static constexpr std::size_t batch_size = 8192, batches_max = 8;
+
+    std::unique_ptr<batch> take_batch() {
+        std::unique_lock<std::mutex> lk(m_mu);
+        m_free_cv.wait(lk, [this] { return !m_free.empty() || m_batches < batches_max; });
+        if (m_free.empty()) {
+            ++m_batches;
+            auto b = std::make_unique<batch>();
+            b->reserve(batch_size);
+            return b;
+        }
+        auto b = std::move(m_free.back());
+        m_free.pop_back();
+        return b;
+    }
+    void hand_over() {
+        if (m_batch->empty()) return;
+        {
+            std::lock_guard<std::mutex> lk(m_mu);
+            m_full.push_back(std::move(m_batch));
+        }
+        m_work.notify_one();
+        m_batch = take_batch();
+    }
+    void run() {
+        for (;;) {
+            std::unique_ptr<batch> b;
+            {
+                std::unique_lock<std::mutex> lk(m_mu);
+                m_work.wait(lk, [this] { return !m_full.empty() || m_stop; });
+                if (m_full.empty()) return;
+                b = std::move(m_full.front());
+                m_full.pop_front();
+            }
+            for (const op& o : *b)
+                m_w.apply(o);
+            b->clear();
+            {
+                std::lock_guard<std::mutex> lk(m_mu);
+                m_free.push_back(std::move(b));
+            }
+            m_free_cv.notify_one();
+        }
+    }
+    void write_group() {
+        // Insertion sort: a time stamp holds a few changes, mostly in order already.
+        for (std::size_t i = 1; i < m_group.size(); ++i)
+            for (std::size_t j = i; j > 0 && m_group[j - 1].first > m_group[j].first; --j)
+                std::swap(m_group[j - 1], m_group[j]);
+        write_stamp(m_group_tick);
+        for (const auto& [index, value] : m_group) {
+            write_value(*m_w.m_vars[index], value);
+            if (m_len >= block) flush_buffer();
+        }
+        m_group.clear();
+    }
+    void write_stamp(std::uint64_t tick);
+    void write_value(const var& v, std::uint64_t value);
+
+    vcd_writer& m_w; // its variables do not change once the simulation starts
+    static constexpr std::size_t block = std::size_t{1} << 16;
+    std::unique_ptr<char[]> m_buf{new char[block + 256]}; // room for one more change past a block
+    std::size_t m_len = 0;
+    std::uint64_t m_ts_hi = 0; // a time stamp's digits above the last eight, formatted once
+    char m_ts_hi_digits[20];
+    unsigned m_ts_hi_len = 0;
+    std::uint64_t m_stamp_tick = 0; // the last time stamp in the file
+    // The changes of the time stamp being gathered (m_group_tick's: var index, value).
+    std::vector<std::pair<std::size_t, std::uint64_t>> m_group;
+    std::uint64_t m_group_tick = 0;
+    // Batches: the one being filled (none: applied at once), those handed over, those applied.
+    std::unique_ptr<batch> m_batch;
+    std::thread m_thread;
+    std::mutex m_mu;
+    std::condition_variable m_work, m_free_cv;
+    std::deque<std::unique_ptr<batch>> m_full;
+    std::vector<std::unique_ptr<batch>> m_free;
+    std::size_t m_batches = 0;
+    bool m_stop = false;
+};
 
 vcd_writer::vcd_writer(const sc_core::sc_module_name& name, const std::string& path,
                        std::uint64_t timescale_ps)
@@ -27,6 +194,7 @@ vcd_writer::vcd_writer(const sc_core::sc_module_name& name, const std::string& p
     const std::uint64_t units_per_s = sc_core::sc_time(1, sc_core::SC_SEC).value();
     m_units_per_ps_num = units_per_s >= 1'000'000'000'000ull ? units_per_s / 1'000'000'000'000ull : 1;
     m_units_per_ps_den = units_per_s >= 1'000'000'000'000ull ? 1 : 1'000'000'000'000ull / units_per_s;
+    m_fmt = std::make_unique<formatter>(*this);
 }
 
 vcd_writer::~vcd_writer() {
@@ -90,45 +258,82 @@ std::size_t vcd_writer::add_ahead(const std::string& name, unsigned width, std::
     return i;
 }
 
-void vcd_writer::withdraw(std::size_t var, const sc_core::sc_time& from) {
-    const struct var* v = m_vars.at(var).get();
-    const std::uint64_t at = from.value();
-    // The changes still ahead are at the back: a character's worth, or a polling span's.
-    auto& q = m_held.q;
-    for (std::size_t i = q.size(); i > m_held.head;) {
-        --i;
-        if (q[i].v == v && q[i].at >= at) q.erase(q.begin() + static_cast<std::ptrdiff_t>(i));
+void vcd_writer::submit(const op& o) {
+    if (!m_fmt->queue(o)) apply(o);
+}
+
+void vcd_writer::apply(const op& o) {
+    switch (o.kind) {
+    case op::write: {
+        const std::uint64_t tick = tick_of(o.a);
+        // A time before the last one written is written at that one, after what is there.
+        if (tick < m_last_tick || (tick == m_last_tick && o.a < m_last_at))
+            add_change(m_last_tick, m_last_at, *m_vars[o.var], o.b, o.now);
+        else
+            add_change(tick, o.a, *m_vars[o.var], o.b, o.now);
+        break;
     }
-    if (m_held.empty()) {
-        q.clear();
-        m_held.head = 0;
+    case op::change: {
+        const std::uint64_t tick = tick_of(o.now);
+        if (m_held.empty() && m_holds.empty())
+            put(tick, o.now, *m_vars[o.var], o.b);
+        else
+            add_change(tick, o.now, *m_vars[o.var], o.b, o.now);
+        break;
+    }
+    case op::hold:
+        m_holds[o.a] = o.b;
+        break;
+    case op::release:
+        m_holds.erase(o.a);
+        flush_held(false, o.now);
+        break;
+    case op::withdraw: {
+        const var* v = m_vars[o.var].get();
+        // The changes still ahead are at the back: a character's worth, or a polling span's.
+        auto& q = m_held.q;
+        for (std::size_t i = q.size(); i > m_held.head;) {
+            --i;
+            if (q[i].v == v && q[i].at >= o.a) q.erase(q.begin() + static_cast<std::ptrdiff_t>(i));
+        }
+        if (m_held.empty()) {
+            q.clear();
+            m_held.head = 0;
+        }
+        break;
+    }
     }
 }
 
-std::uint64_t vcd_writer::tick_of(const sc_core::sc_time& t) const {
-    if (m_units_per_ps_den == 1 && m_units_per_ps_num == 1 && m_ts_ps == 1) return t.value(); // 1 ps
-    const std::uint64_t ps = t.value() * m_units_per_ps_den / m_units_per_ps_num;
+void vcd_writer::withdraw(std::size_t var, const sc_core::sc_time& from) {
+    m_vars.at(var);
+    submit(
+        {sc_core::sc_time_stamp().value(), from.value(), 0, static_cast<std::uint32_t>(var), op::withdraw});
+}
+
+std::uint64_t vcd_writer::tick_of(std::uint64_t units) const {
+    if (m_units_per_ps_den == 1 && m_units_per_ps_num == 1 && m_ts_ps == 1) return units; // 1 ps
+    const std::uint64_t ps = units * m_units_per_ps_den / m_units_per_ps_num;
     return (ps + m_ts_ps / 2) / m_ts_ps;
 }
 
-void vcd_writer::flush_buffer() {
-    if (m_len == 0) return;
-    m_out.write(m_buf.get(), static_cast<std::streamsize>(m_len));
-    m_len = 0;
-}
-
 std::uint64_t vcd_writer::hold(const sc_core::sc_time& from) {
-    m_holds[m_next_hold] = tick_of(std::max(from, sc_core::sc_time_stamp()));
+    const sc_core::sc_time& now = sc_core::sc_time_stamp();
+    submit({now.value(), m_next_hold, tick_of(std::max(from, now).value()), 0, op::hold});
     return m_next_hold++;
 }
 
 void vcd_writer::write_at(std::size_t var, const sc_core::sc_time& at, std::uint64_t value) {
-    const std::uint64_t tick = tick_of(at);
-    // A time before the last one written is written at that one, after what is there.
-    if (tick < m_last_tick || (tick == m_last_tick && at.value() < m_last_at))
-        add_change(m_last_tick, m_last_at, *m_vars.at(var), value, sc_core::sc_time_stamp().value());
-    else
-        add_change(tick, at.value(), *m_vars.at(var), value, sc_core::sc_time_stamp().value());
+    m_vars.at(var);
+    submit({sc_core::sc_time_stamp().value(), at.value(), value, static_cast<std::uint32_t>(var), op::write});
+}
+
+void vcd_writer::release(std::uint64_t h) {
+    submit({sc_core::sc_time_stamp().value(), h, 0, 0, op::release});
+}
+
+void vcd_writer::change(const var& v) {
+    submit({sc_core::sc_time_stamp().value(), 0, v.read(), static_cast<std::uint32_t>(v.index), op::change});
 }
 
 // A change is written at once where it would be the first held one and due (most are): the same as
@@ -143,17 +348,12 @@ void vcd_writer::add_change(std::uint64_t tick, std::uint64_t at, const var& v, 
             free &= tick < t;
         if (free) {
             put(tick, at, v, value);
-            if (!m_held.empty()) flush_held(false);
+            if (!m_held.empty()) flush_held(false, now);
             return;
         }
     }
     insert_held(tick, at, v, value);
-    flush_held(false);
-}
-
-void vcd_writer::release(std::uint64_t h) {
-    m_holds.erase(h);
-    flush_held(false);
+    flush_held(false, now);
 }
 
 // In time order (the exact time within a tick), after the held changes of the same time: of two
@@ -169,11 +369,11 @@ void vcd_writer::insert_held(std::uint64_t tick, std::uint64_t at, const var& v,
         q.insert(q.begin() + static_cast<std::ptrdiff_t>(i), held{tick, at, &v, value});
 }
 
-// Writes the held changes that nothing can precede any more: up to the present, before every open
-// hold (all of them at the end, but for changes given ahead of a time the run did not reach).
-void vcd_writer::flush_held(bool all) {
+// Writes the held changes that nothing can precede any more: up to the present (`now_at`), before
+// every open hold (all of them at the end, but for changes given ahead of a time the run did not
+// reach).
+void vcd_writer::flush_held(bool all, std::uint64_t now_at) {
     if (m_held.empty()) return;
-    const std::uint64_t now_at = sc_core::sc_time_stamp().value();
     // Due: a change before the present, or at it but for one given ahead, which a report at this
     // instant may still withdraw (a level given twice at one time: the last is the line's).
     const auto due = [now_at](const held& h) { return h.at < now_at || (h.at == now_at && !h.v->ahead); };
@@ -199,31 +399,13 @@ void vcd_writer::flush_held(bool all) {
     }
 }
 
-// The changes of one time stamp are written together, in the order the variables were added (a
-// value given twice at one time keeps its order): a VCD says nothing by the order within a time stamp,
-// and the file then does not depend on the order in which SystemC ran the processes of one instant (a
-// line written from its sender's reports gives the same file as its pin).
 void vcd_writer::put(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value) {
-    if (tick != m_last_tick && !m_group.empty()) write_group(); // m_group is m_last_tick's
-    m_group.push_back({v.index, value});
+    m_fmt->format(tick, v.index, value);
     m_last_tick = tick;
     m_last_at = at;
 }
 
-void vcd_writer::write_group() {
-    // Insertion sort: a time stamp holds a few changes, mostly in order already.
-    for (std::size_t i = 1; i < m_group.size(); ++i)
-        for (std::size_t j = i; j > 0 && m_group[j - 1].first > m_group[j].first; --j)
-            std::swap(m_group[j - 1], m_group[j]);
-    write_stamp(m_last_tick);
-    for (const auto& [index, value] : m_group) {
-        write_value(*m_vars[index], value);
-        if (m_len >= block) flush_buffer();
-    }
-    m_group.clear();
-}
-
-void vcd_writer::write_stamp(std::uint64_t tick) {
+void vcd_writer::formatter::write_stamp(std::uint64_t tick) {
     if (tick != m_stamp_tick) {
         char* p = m_buf.get() + m_len;
         *p++ = '#';
@@ -303,18 +485,16 @@ void vcd_writer::start_of_simulation() {
     emit(top);
     m_out << "$enddefinitions $end\n#0\n";
     if (!m_plain_init) m_out << "$dumpvars\n";
-    for (const auto& v : m_vars) {
-        write_value(*v, v->read ? v->read() : v->initial);
-        if (m_len >= block) flush_buffer();
-    }
-    flush_buffer();
+    for (const auto& v : m_vars)
+        m_fmt->initial(*v, v->read ? v->read() : v->initial);
+    m_fmt->flush_buffer();
     if (!m_plain_init) m_out << "$end\n";
     m_last_tick = 0;
     m_last_at = 0;
-    m_stamp_tick = 0;
+    if (m_background) m_fmt->start();
 }
 
-void vcd_writer::write_value(const var& v, std::uint64_t value) {
+void vcd_writer::formatter::write_value(const var& v, std::uint64_t value) {
     char* p = m_buf.get() + m_len;
     if (v.width == 1) {
         *p++ = value ? '1' : '0';
@@ -334,18 +514,11 @@ void vcd_writer::write_value(const var& v, std::uint64_t value) {
     m_len = static_cast<std::size_t>(p - m_buf.get());
 }
 
-void vcd_writer::change(const var& v) {
-    const sc_core::sc_time& now = sc_core::sc_time_stamp();
-    const std::uint64_t tick = tick_of(now);
-    if (m_held.empty() && m_holds.empty()) return put(tick, now.value(), v, v.read());
-    add_change(tick, now.value(), v, v.read(), now.value());
-}
-
 bool vcd_writer::close() {
     if (!m_out.is_open()) return m_ok;
-    flush_held(true);
-    if (!m_group.empty()) write_group();
-    flush_buffer();
+    m_fmt->finish(); // the thread's work done: the rest here
+    flush_held(true, sc_core::sc_time_stamp().value());
+    m_fmt->end();
     // A last time stamp, so that a viewer or decoder sees the final values last.
     const std::uint64_t ps = sc_core::sc_time_stamp().value() * m_units_per_ps_den / m_units_per_ps_num;
     const std::uint64_t end = (ps + m_ts_ps - 1) / m_ts_ps + 1;

@@ -267,3 +267,100 @@ TEST(VcdWriter, ChangesOfOneTimeStampInTheOrderTheVariablesWereAdded) {
     std::remove((d + "/o.vcd").c_str());
     rmdir(d.c_str());
 }
+
+namespace {
+// Spans told after they end, as a core tells its polling spans: a hold from the span's start, the
+// span's values written at its start and end once it ends, then the hold released; and a strobe
+// given ahead of its time, as a core's bus access.
+SC_MODULE(spans) {
+    std::vector<vcd_writer*> to;
+    std::vector<std::size_t> polling, reads, strobe;
+    std::uint32_t seed;
+    sc_time end;
+    SC_HAS_PROCESS(spans);
+    spans(const sc_module_name& n, std::uint32_t s, const sc_time& until)
+        : sc_module(n)
+        , seed(s)
+        , end(until) {
+        SC_THREAD(run);
+    }
+    void add(vcd_writer & w) {
+        to.push_back(&w);
+        polling.push_back(w.add_deferred("cpu.polling", 1));
+        reads.push_back(w.add_deferred("cpu.poll_reads", 32));
+        strobe.push_back(w.add_deferred("bus.read", 1));
+    }
+    void run() {
+        std::mt19937 rng(seed);
+        auto pick = [&](std::uint64_t lo, std::uint64_t hi) {
+            return std::uniform_int_distribution<std::uint64_t>(lo, hi)(rng);
+        };
+        std::uint64_t n = 0;
+        while (sc_time_stamp() + ps(200'000'000) < end) {
+            wait(ps(pick(0, 3) == 0 ? 0 : pick(1, 50'000'000)));
+            const sc_time start = sc_time_stamp();
+            std::vector<std::uint64_t> holds;
+            for (vcd_writer* w : to)
+                holds.push_back(w->hold(start));
+            const sc_time span = ps(pick(1, 100'000'000));
+            for (std::size_t i = 0; i < to.size(); ++i) { // a strobe ahead, inside the span
+                to[i]->write_at(strobe[i], start + span / 2, 1);
+                to[i]->write_at(strobe[i], start + span / 2 + ps(120'000), 0);
+            }
+            wait(span);
+            ++n;
+            const bool before = pick(0, 1);
+            for (std::size_t i = 0; i < to.size(); ++i) {
+                to[i]->write_at(polling[i], start, 1);
+                to[i]->write_at(reads[i], start, n);
+                to[i]->write_at(polling[i], sc_time_stamp(), 0);
+                to[i]->write_at(reads[i], sc_time_stamp(), 0);
+                if (before) to[i]->write_at(reads[i], start - ps(1), n); // before what is written
+                to[i]->release(holds[i]);
+            }
+        }
+    }
+};
+} // namespace
+
+// The writer formats and writes its file in a thread of its own while the simulation runs; the file
+// is byte for byte the one a writer doing all of it in the simulation's thread writes, over many
+// batches of changes: signals, a line from reports (ahead of time, withdrawn, cut), holds released
+// after the changes they held back, values given for times already written.
+TEST(VcdWriter, TheFileWrittenInTheWritersThreadIsTheOneWrittenWithout) {
+    UARTVP_SIM_TEST();
+    traffic t = make_traffic(3000, 11);
+    std::sort(t.other_at.begin(), t.other_at.end());
+    char dir[] = "/tmp/uartvp-vcd-thread-XXXXXX";
+    const std::string d = mkdtemp(dir);
+    vcd_line_reader reader;
+    sender s("s", t, reader);
+    spans p("p", 5, t.end);
+    vcd_writer own("own", d + "/own.vcd"), inline_vcd("inline_vcd", d + "/inline.vcd");
+    inline_vcd.background(false);
+    const std::uint64_t coarse = lines_vcd::timescale_for(115200);
+    lines_vcd own_lines("own_lines", d + "/own.lines.vcd", coarse),
+        inline_lines("inline_lines", d + "/inline.lines.vcd", coarse);
+    inline_lines.background(false);
+    for (vcd_writer* w : {&own, &inline_vcd}) {
+        reader.add_to(*w, "lines.txd");
+        w->add(s.other, "u.other", 32);
+        w->add(s.flag, "u.flag");
+        p.add(*w);
+    }
+    own_lines.add(reader, "txd");
+    inline_lines.add(reader, "txd");
+    own_lines.add(s.flag, "flag");
+    inline_lines.add(s.flag, "flag");
+    sc_start(t.end);
+    ASSERT_TRUE(own.close() && inline_vcd.close() && own_lines.close() && inline_lines.close());
+    const std::string a = slurp(d + "/own.vcd"), b = slurp(d + "/inline.vcd");
+    EXPECT_GT(a.size(), 1'000'000u); // many batches
+    EXPECT_TRUE(a == b) << "the writer's thread wrote another file";
+    const std::string la = slurp(d + "/own.lines.vcd"), lb = slurp(d + "/inline.lines.vcd");
+    EXPECT_GT(la.size(), 10000u);
+    EXPECT_TRUE(la == lb) << "the lines writer's thread wrote another file";
+    for (const char* f : {"/own.vcd", "/inline.vcd", "/own.lines.vcd", "/inline.lines.vcd"})
+        std::remove((d + f).c_str());
+    rmdir(d.c_str());
+}

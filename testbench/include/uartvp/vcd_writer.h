@@ -58,6 +58,9 @@ public:
     void withdraw(std::size_t var, const sc_core::sc_time& from);
     // Write the initial values without a $dumpvars block (for readers that know only value changes).
     void plain_initial_values(bool on) { m_plain_init = on; }
+    // Format and write the file in a thread of its own while the simulation runs (the default), or in
+    // the simulation's thread (off; set before the simulation starts). The file is the same either way.
+    void background(bool on) { m_background = on; }
     // Writes a last time stamp and closes the file (also done on destruction); false if a write failed.
     bool close();
     std::uint64_t timescale_ps() const { return m_ts_ps; }
@@ -82,39 +85,33 @@ private:
                  std::function<std::uint64_t()> read);
     void end_of_elaboration() override;
     void start_of_simulation() override;
-    void write_value(const var& v, std::uint64_t value);
+    struct op;
+    class formatter;
+    void submit(const op& o);
+    void apply(const op& o);
     void change(const var& v);
-    std::uint64_t tick_of(const sc_core::sc_time& t) const;
-    void flush_buffer();
+    std::uint64_t tick_of(std::uint64_t units) const; // simulation time in resolution units
     void put(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value);
-    void write_group();
-    void write_stamp(std::uint64_t tick);
     void add_change(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value,
                     std::uint64_t now);
     void insert_held(std::uint64_t tick, std::uint64_t at, const var& v, std::uint64_t value);
     std::size_t new_var(const std::string& name, unsigned width);
-    void flush_held(bool all);
+    void flush_held(bool all, std::uint64_t now);
     std::string m_path;
     std::uint64_t m_ts_ps, m_units_per_ps_den, m_units_per_ps_num;
     std::ofstream m_out;
-    // The changes, formatted in place and written to m_out in large blocks (a stream or string put per
-    // character costs more than the formatting).
-    static constexpr std::size_t block = std::size_t{1} << 16;
-    std::unique_ptr<char[]> m_buf{new char[block + 256]}; // room for one more change past a block
-    std::size_t m_len = 0;
-    std::uint64_t m_ts_hi = 0; // a time stamp's digits above the last eight, formatted once
-    char m_ts_hi_digits[20];
-    unsigned m_ts_hi_len = 0;
     bool m_ok = true;
-    std::vector<std::unique_ptr<var>> m_vars;
-    std::uint64_t m_last_tick = 0;
-    std::uint64_t m_last_at = 0;    // the exact time of the last change written
-    std::uint64_t m_stamp_tick = 0; // the last time stamp in the file
-    // The changes of the time stamp being written (m_last_tick's: var index, value), written once time
-    // moves on.
-    std::vector<std::pair<std::size_t, std::uint64_t>> m_group;
+    std::vector<std::unique_ptr<var>> m_vars; // not changed once the simulation starts
+    bool m_background = true;
     bool m_plain_init = false;
     std::vector<std::pair<const sc_core::sc_port_base*, std::string>> m_ports;
+    std::uint64_t m_next_hold = 0;
+    // What the simulation tells the writer is applied (ordered, grouped, formatted, written) in a
+    // thread of its own from the start of the simulation (background()), so that a run pays little
+    // more than the telling. The members below are that thread's while it runs.
+    std::unique_ptr<formatter> m_fmt;
+    std::uint64_t m_last_tick = 0;
+    std::uint64_t m_last_at = 0; // the exact time of the last change written
     // The held changes in time order: a vector read from `head` on (a deque's insertion and paging
     // cost more than these few changes need), compacted once most of it has been written.
     struct held_queue {
@@ -133,7 +130,6 @@ private:
         }
     } m_held;
     std::map<std::uint64_t, std::uint64_t> m_holds; // handle -> tick
-    std::uint64_t m_next_hold = 0;
 };
 
 // A serial line written from its sender's character reports (serial_line_if) instead of a pin: hand it
