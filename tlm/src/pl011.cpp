@@ -29,7 +29,6 @@ struct pl011::impl {
     impl(const pl011_config& cfg)
         : core(cfg.fifo_depth, cfg.clock_every_cycle, !cfg.rtl_vcd.empty()) {
         core.measure_eval_time(cfg.measure_eval_time);
-        if (!cfg.rtl_vcd.empty()) core.trace_rtl(cfg.rtl_vcd, cfg.clock_hz);
     }
     detail::pl011_core core;
     sc_event_or_list wake_on;
@@ -54,6 +53,14 @@ struct pl011::impl {
     bool line_level = true;
     const cycle_clock* clock = nullptr;
     static void tx_event(void* self, const detail::tx_line_event& e);
+    // The RTL trace's times: each edge's SystemC time in the trace's unit, resolution units times
+    // `trace_scale` (the picoseconds of one unit; 1 where the unit is the resolution itself).
+    std::uint64_t trace_scale = 1;
+    static std::uint64_t trace_time(void* self, std::uint64_t edge) {
+        const impl& m = *static_cast<const impl*>(self);
+        return static_cast<std::uint64_t>(m.clock->time_of(edge).value()) * m.trace_scale;
+    }
+    void open_rtl_trace(const std::string& path);
 
     // The receive line as characters (rx_line()): the changes a sender reported, not yet applied, in
     // time order; the line's level as applied, after the last queued change, and between characters;
@@ -97,6 +104,20 @@ void pl011::impl::rx_reader::line_level(const sc_time& t, bool level) {
     m.rx_queue(t, level);
     m.rx_between = level;
     owner->rx_reported(t);
+}
+
+// The trace keeps today's 1 ps timescale where it holds every edge's time exactly (a resolution of
+// 1 ps or coarser), else takes the resolution's own (1 fs, say).
+void pl011::impl::open_rtl_trace(const std::string& path) {
+    const auto units_per_s = static_cast<std::uint64_t>(sc_time(1, SC_SEC).value());
+    constexpr std::uint64_t ps_per_s = 1'000'000'000'000;
+    std::string timescale = "1ps";
+    trace_scale = 1;
+    if (units_per_s <= ps_per_s)
+        trace_scale = ps_per_s / units_per_s; // resolutions are powers of ten: exact
+    else
+        timescale = sc_get_time_resolution().to_string(); // "100 fs": Verilator reads it as written
+    core.trace_rtl(path, &impl::trace_time, this, timescale);
 }
 
 // A character started, or a reset cut one short: to the readers, in time.
@@ -157,6 +178,8 @@ pl011::pl011(const sc_module_name& name, const pl011_config& cfg)
     , m_impl(std::make_unique<impl>(cfg)) {
     m_impl->core.txd_unseen(!cfg.txd_edges);
     m_impl->rx.owner = this;
+    m_impl->clock = &m_clock;
+    if (!cfg.rtl_vcd.empty()) m_impl->open_rtl_trace(cfg.rtl_vcd);
     bus.register_b_transport(this, &pl011::b_transport);
     bus.register_transport_dbg(this, &pl011::transport_dbg);
     bus.register_get_direct_mem_ptr(this, &pl011::get_direct_mem_ptr);
@@ -203,7 +226,6 @@ void pl011::close_rtl_trace() {
 
 void pl011::report_line(serial_line_if& reader) {
     m_impl->readers.push_back(&reader);
-    m_impl->clock = &m_clock;
     m_impl->core.on_tx_line(&impl::tx_event, m_impl.get());
 }
 

@@ -82,11 +82,12 @@ public:
         end_trace();
         m_model->final();
     }
-    void open_trace(const std::string& path) override {
+    void open_trace(const std::string& path, const std::string& timescale) override {
         if constexpr (traced) {
             m_ctx->traceEverOn(true);
             m_trace_file = std::make_unique<checked_vcd_file>();
             m_trace = std::make_unique<VerilatedVcdC>(m_trace_file.get());
+            m_trace->set_time_resolution(timescale); // the header's $timescale, before open() writes it
             m_trace_path = path;
             m_model->trace(m_trace.get(), 99);
             m_trace->open(path.c_str());
@@ -95,8 +96,8 @@ public:
             throw std::logic_error("this PL011 model was built without tracing");
         }
     }
-    void dump(std::uint64_t time_ps) override {
-        if (m_trace) m_trace->dump(time_ps);
+    void dump(std::uint64_t time) override {
+        if (m_trace) m_trace->dump(time);
     }
     // Throws std::runtime_error if a write of the trace failed.
     void close_trace() override {
@@ -308,17 +309,18 @@ pl011_core::pl011_core(unsigned fifo_depth, bool clock_every_cycle, bool traceab
     : m_rtl(pl011_rtl::create(fifo_depth, traceable))
     , m_every_cycle(clock_every_cycle) {}
 
-void pl011_core::trace_rtl(const std::string& path, std::uint64_t clock_hz) {
-    m_rtl->open_trace(path);
-    m_trace_hz = clock_hz;
+void pl011_core::trace_rtl(const std::string& path, edge_time_fn time_of, void* ctx,
+                           const std::string& timescale) {
+    m_rtl->open_trace(path, timescale);
+    m_trace_time = time_of;
+    m_trace_ctx = ctx;
     dump();
 }
 
+// Each edge's time is asked for when the edge is evaluated, however late that is (edges are evaluated
+// lazily, and a skip lands on an edge many cycles on): the clock keeps the times of its past periods.
 void pl011_core::dump() {
-    if (!m_trace_hz) return;
-    const unsigned __int128 ps =
-        static_cast<unsigned __int128>(m_cycle) * 1'000'000'000'000ull + m_trace_hz / 2;
-    m_rtl->dump(static_cast<std::uint64_t>(ps / m_trace_hz));
+    if (m_trace_time) m_rtl->dump(m_trace_time(m_trace_ctx, m_cycle));
 }
 
 // One evaluated edge standing for `counts_as` cycles of the divider counting down (no enable among them).

@@ -92,9 +92,10 @@ public:
     // divider, whose state after them is computed here and handed to the next edge (which consumes it,
     // clearing in.div_load); the divider outputs show it from now on.
     void skip_divider(std::uint64_t cycles);
-    // A full trace of the RTL into a VCD (Verilator's own writer); dump() records the state at a time.
-    virtual void open_trace(const std::string& path) = 0;
-    virtual void dump(std::uint64_t time_ps) = 0;
+    // A full trace of the RTL into a VCD (Verilator's own writer), its times in units of `timescale`
+    // ("1ps", "100fs", ...); dump() records the state at a time, later than the last dump's.
+    virtual void open_trace(const std::string& path, const std::string& timescale) = 0;
+    virtual void dump(std::uint64_t time) = 0;
     virtual void close_trace() = 0;
     // Wall-clock seconds spent evaluating the RTL, when measure_eval_time is on (for the benchmark).
     bool measure_eval_time = false;
@@ -115,12 +116,16 @@ public:
     static constexpr std::uint16_t fr_word = 0x018 >> 2; // UARTFR
     // `traceable`: built on the model with tracing compiled in, for trace_rtl().
     pl011_core(unsigned fifo_depth, bool clock_every_cycle, bool traceable = false);
-    // Trace every evaluated edge of the RTL into `path`, at the time of its cycle for `clock_hz`. In
+    // Trace every evaluated edge of the RTL into `path`, edge n at `time_of(ctx, n)` in units of
+    // `timescale`: the caller's clock decides, so the trace keeps each edge's own time however that
+    // clock's period changes (times must rise with n; an edge's must not change once evaluated). In
     // fast mode only the evaluated edges appear: skipped cycles hold their values, counters jump.
-    void trace_rtl(const std::string& path, std::uint64_t clock_hz);
+    using edge_time_fn = std::uint64_t (*)(void* ctx, std::uint64_t edge);
+    void trace_rtl(const std::string& path, edge_time_fn time_of, void* ctx,
+                   const std::string& timescale = "1ps");
     void close_rtl_trace() {
-        if (m_trace_hz) m_rtl->close_trace();
-        m_trace_hz = 0;
+        if (m_trace_time) m_rtl->close_trace();
+        m_trace_time = nullptr;
     }
 
     std::uint64_t cycle() const { return m_cycle; }
@@ -199,7 +204,8 @@ private:
     // one before it.
     bool m_reset_done = false;
     bool m_reset_before = false;
-    std::uint64_t m_trace_hz = 0; // tracing the RTL when not 0
+    edge_time_fn m_trace_time = nullptr; // tracing the RTL when set
+    void* m_trace_ctx = nullptr;
     void (*m_tx_cb)(void*, const tx_line_event&) = nullptr;
     void* m_tx_ctx = nullptr;
     std::uint64_t m_tx_end = 0; // the edge that ends the character on TXD (0: none in progress)
