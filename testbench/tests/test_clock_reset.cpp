@@ -1,10 +1,17 @@
 // Clock and reset conventions of both UARTs: set_clock_hz() and the clk_hz input (a frequency on a
 // signal), the new period from the next edge with a character in flight finishing at the new rate (the
-// PL011's fast mode equal to its cycle-by-cycle reference), the active-high rst port and reset().
+// PL011's fast mode equal to its cycle-by-cycle reference), the active-high rst port and reset(), and
+// the PL011's RTL trace keeping each edge's time across clock changes.
 #define SC_INCLUDE_DYNAMIC_PROCESSES // sc_spawn
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -327,4 +334,164 @@ TEST(ClockReset, RstPortAndResetMethodResetBothUartsFastEqualsReference) {
     }
     EXPECT_EQ(fast.b.e0.t, ref.b.e0.t);
     EXPECT_EQ(fast.b.e1.t, ref.b.e1.t);
+}
+
+namespace {
+// The PL011's RTL trace (pl011_config::rtl_vcd) read back: the time of every dump (one per evaluated
+// edge) and the changes of the RTL's own TXD.
+struct rtl_trace {
+    std::vector<std::uint64_t> dumps;                // ps, in file order
+    std::vector<std::pair<std::uint64_t, bool>> txd; // after time 0
+    std::string timescale;
+};
+
+rtl_trace read_rtl_trace(const std::string& path) {
+    std::ifstream f(path);
+    rtl_trace r;
+    std::string line, txd_id;
+    bool defs = true;
+    std::uint64_t now = 0;
+    while (std::getline(f, line)) {
+        std::istringstream s(line);
+        std::string tok;
+        s >> tok;
+        if (defs) {
+            if (tok == "$timescale") {
+                s >> r.timescale;
+            } else if (tok == "$var") {
+                std::string type, width, id, name;
+                s >> type >> width >> id >> name;
+                if (name == "txd" && width == "1" && txd_id.empty()) txd_id = id;
+            } else if (tok == "$enddefinitions") {
+                defs = false;
+            }
+            continue;
+        }
+        if (line.empty()) continue;
+        if (line[0] == '#') {
+            now = std::stoull(line.substr(1));
+            r.dumps.push_back(now);
+        } else if ((line[0] == '0' || line[0] == '1') && line.substr(1) == txd_id && now > 0) {
+            r.txd.emplace_back(now, line[0] == '1');
+        }
+    }
+    EXPECT_FALSE(txd_id.empty()) << path << ": no txd";
+    return r;
+}
+
+// A PL011 writing its RTL trace while UARTCLK changes from its clock tree (clk_hz) three times, in and
+// between characters, with a reset cutting a character and a new divisor after it. The txd pin's
+// changes are logged with their levels.
+struct traced : sc_module {
+    cpu c{"c"};
+    pl011 pl;
+    sc_signal<bool> txd{"txd", true}, rxd{"rxd", true}, irq{"irq"}, rst{"rst", false};
+    sc_signal<std::uint64_t> clk{"clk", 24'000'000};
+    std::vector<std::pair<sc_time, bool>> pin;
+    SC_HAS_PROCESS(traced);
+    static pl011_config config(const std::string& vcd, bool reference, bool lt) {
+        pl011_config cfg;
+        cfg.clock_every_cycle = reference;
+        cfg.loosely_timed = lt;
+        cfg.rtl_vcd = vcd;
+        return cfg;
+    }
+    traced(const sc_module_name& n, const std::string& vcd, bool reference, bool lt = false)
+        : sc_module(n)
+        , pl("pl", config(vcd, reference, lt)) {
+        c.socket.bind(pl.bus);
+        pl.txd(txd);
+        pl.rxd(rxd);
+        pl.irq(irq);
+        pl.rst(rst);
+        pl.clk_hz(clk);
+        SC_THREAD(program);
+        SC_THREAD(tree);
+        SC_METHOD(log);
+        sensitive << txd;
+        dont_initialize();
+    }
+    void log() { pin.emplace_back(sc_time_stamp(), txd.read()); }
+    void tree() {
+        wait(sc_time(30, SC_US)); // in the first character's fourth bit
+        clk.write(48'000'000);
+        wait(sc_time(35, SC_US)); // in the second character
+        clk.write(7'372'800);
+        wait(sc_time(1035, SC_US)); // after the reset, in the first character at the new divisor
+        clk.write(24'000'000);
+    }
+    void program() {
+        c.wr(IBRD, 13); // 115246 baud at 24 MHz, 230492 at 48, 35404 at 7.3728
+        c.wr(FBRD, 1);
+        c.wr(LCRH, 0x70);
+        c.wr(CR, 0x301);
+        for (int i = 0; i < 4; ++i)
+            c.wr(DR, 'U', 1);
+        wait(sc_time(320, SC_US) - sc_time_stamp()); // in the third character's start bit, at 7.3728 MHz
+        rst.write(true);
+        wait(sc_time(3, SC_US));
+        rst.write(false);
+        wait(sc_time(1, SC_US));
+        c.wr(IBRD, 4); // 115200 baud at 7.3728 MHz
+        c.wr(FBRD, 0);
+        c.wr(LCRH, 0x70);
+        c.wr(CR, 0x301);
+        wait(sc_time(1000, SC_US) - sc_time_stamp());
+        for (char ch : std::string("U?U"))
+            c.wr(DR, static_cast<std::uint8_t>(ch), 1);
+        while (c.rd(FR) & FR_BUSY)
+            wait(sc_time(5, SC_US));
+    }
+};
+
+std::uint64_t ps(const sc_time& t) {
+    return static_cast<std::uint64_t>(t.value()); // the tests' time resolution is SystemC's 1 ps
+}
+} // namespace
+
+// Every dump of the RTL trace is at the simulation time of its UARTCLK edge across clock changes and
+// a reset: the RTL's TXD changes in NAME.rtl.vcd are the txd pin's, to the picosecond, in fast mode
+// (lazy evaluation, skipped stretches), loosely timed (the model ahead of SystemC time) and in the
+// cycle-by-cycle reference, whose dumps are exactly the clock's edges 0, 1, 2, ... in order.
+TEST(ClockReset, RtlTraceTimesAreTheEdgesTimesAcrossClockChangesAndAReset) {
+    UARTVP_SIM_TEST();
+    char d[] = "/tmp/uartvp-rtltrace-XXXXXX";
+    const std::string dir = mkdtemp(d);
+    traced fast("fast", dir + "/fast.rtl.vcd", false), ref("ref", dir + "/ref.rtl.vcd", true),
+        lt("lt", dir + "/lt.rtl.vcd", false, true);
+    sc_start(sc_time(2, SC_MS));
+    for (traced* t : {&fast, &ref, &lt}) {
+        SCOPED_TRACE(t->name());
+        EXPECT_EQ(t->pl.clock().hz(), 24'000'000u);
+        t->pl.close_rtl_trace();
+        const rtl_trace r = read_rtl_trace(t->pl.config().rtl_vcd);
+        EXPECT_EQ(r.timescale, "1ps");
+        // Bits of 8.68, 4.34 and 28.25 us: two 'U's and the start bit of a third, cut by the reset
+        // (22 changes); then "U?U" at 8.68 us and, from inside the '?', 2.67 us (24 changes).
+        ASSERT_EQ(t->pin.size(), 46u);
+        std::vector<std::pair<std::uint64_t, bool>> pin;
+        for (const auto& [time, level] : t->pin)
+            pin.emplace_back(ps(time), level);
+        EXPECT_EQ(r.txd, pin) << "the RTL's TXD changes where the pin does";
+        ASSERT_FALSE(r.dumps.empty());
+        const cycle_clock& clock = t->pl.clock();
+        for (std::size_t i = 0; i < r.dumps.size(); ++i) {
+            const sc_time at = sc_time::from_value(r.dumps[i]);
+            const std::uint64_t n = clock.edge_at_or_before(at);
+            ASSERT_EQ(ps(clock.time_of(n)), r.dumps[i]) << "dump " << i << " is not at an edge";
+            if (i > 0) ASSERT_LT(r.dumps[i - 1], r.dumps[i]);
+            if (t == &ref) ASSERT_EQ(n, i) << "the reference dumps every edge, in order";
+        }
+        // The last character's bits after the change to 24 MHz: 64 cycles (2.67 us) each, its last data
+        // bit included.
+        const std::uint64_t last = r.txd.back().first, before = r.txd[r.txd.size() - 2].first;
+        EXPECT_EQ(clock.edge_at_or_before(sc_time::from_value(last)) -
+                      clock.edge_at_or_before(sc_time::from_value(before)),
+                  64u);
+    }
+    EXPECT_EQ(fast.pin, ref.pin);
+    EXPECT_EQ(lt.pin, ref.pin);
+    for (traced* t : {&fast, &ref, &lt})
+        std::remove(t->pl.config().rtl_vcd.c_str());
+    rmdir(dir.c_str());
 }

@@ -1,11 +1,20 @@
 // An outside program with a time resolution of its own: `time_resolution_check 1ns|1fs` sets it before
 // building anything (which fails with E514 if the library has built an sc_time of its own before
 // sc_main), then has a PL011 and a 16550 transmit a line each and decodes both lines. Also checks that
-// a UARTCLK whose period is shorter than the resolution is refused with std::invalid_argument.
+// a UARTCLK whose period is shorter than the resolution is refused with std::invalid_argument, and that
+// the PL011's RTL trace has its TXD changes at the pin's times, exactly: in picoseconds at 1 ns, in
+// femtoseconds (its own timescale) at 1 fs.
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <systemc>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -57,6 +66,47 @@ struct cpu : sc_module {
     }
 };
 
+// The times of a line's changes, in resolution units.
+struct change_log : sc_module {
+    const sc_signal<bool>& line;
+    std::vector<std::pair<std::uint64_t, bool>> changes;
+    SC_HAS_PROCESS(change_log);
+    change_log(const sc_module_name& n, const sc_signal<bool>& l)
+        : sc_module(n)
+        , line(l) {
+        SC_METHOD(log);
+        sensitive << line;
+        dont_initialize();
+    }
+    void log() { changes.emplace_back(sc_time_stamp().value(), line.read()); }
+};
+
+// The RTL trace's timescale and the changes of its first 1-bit `txd` after time 0.
+std::pair<std::string, std::vector<std::pair<std::uint64_t, bool>>> rtl_txd(const std::string& path) {
+    std::ifstream f(path);
+    std::string line, id, timescale;
+    std::vector<std::pair<std::uint64_t, bool>> changes;
+    std::uint64_t now = 0;
+    bool defs = true;
+    while (std::getline(f, line)) {
+        std::istringstream s(line);
+        std::string tok, type, width, var, name;
+        s >> tok;
+        if (defs) {
+            if (tok == "$timescale") s >> timescale;
+            if (tok == "$var" && (s >> type >> width >> var >> name) && name == "txd" && width == "1" &&
+                id.empty())
+                id = var;
+            if (tok == "$enddefinitions") defs = false;
+        } else if (!line.empty() && line[0] == '#') {
+            now = std::stoull(line.substr(1));
+        } else if (!line.empty() && (line[0] == '0' || line[0] == '1') && line.substr(1) == id && now > 0) {
+            changes.emplace_back(now, line[0] == '1');
+        }
+    }
+    return {timescale, changes};
+}
+
 } // namespace
 
 int sc_main(int argc, char** argv) {
@@ -85,7 +135,12 @@ int sc_main(int argc, char** argv) {
     }
     sc_signal<bool> pl_txd{"pl_txd", true}, pl_irq{"pl_irq"}, pl_rxd{"pl_rxd", true};
     sc_signal<bool> com_txd{"com_txd", true}, com_irq{"com_irq"}, com_rxd{"com_rxd", true};
-    uartvp::pl011 pl("pl");
+    char dir[] = "/tmp/uartvp-resolution-XXXXXX";
+    if (!mkdtemp(dir)) return 3;
+    uartvp::pl011_config traced;
+    traced.rtl_vcd = std::string(dir) + "/pl.rtl.vcd";
+    uartvp::pl011 pl("pl", traced);
+    change_log pl_log("pl_log", pl_txd);
     uartvp::uart16550 com("com");
     uartvp::line_monitor pl_mon("pl_mon", 115200, uartvp::serial_format{}),
         com_mon("com_mon", 115200, uartvp::serial_format{});
@@ -99,10 +154,24 @@ int sc_main(int argc, char** argv) {
     pl_mon.keep_text(true);
     com_mon.keep_text(true);
     sc_start(sc_time(5, SC_MS));
+    pl.close_rtl_trace();
+    auto [timescale, trace_txd] = rtl_txd(traced.rtl_vcd);
+    std::remove(traced.rtl_vcd.c_str());
+    rmdir(dir);
+    // The trace's unit: 1 ps where the resolution is coarser (times x 1000 at 1 ns), else the resolution.
+    bool whole_units = true;
+    for (auto& [t, v] : trace_txd) {
+        if (ns && t % 1000) whole_units = false;
+        t = ns ? t / 1000 : t;
+    }
+    const bool trace_ok = timescale == (ns ? "1ps" : "1fs") && whole_units && trace_txd == pl_log.changes &&
+                          pl_log.changes.size() > 40;
     const bool ok = refused && refused_16550 && pl_mon.text() == text && com_mon.text() == text &&
-                    pl_mon.framing_errors() == 0 && com_mon.framing_errors() == 0;
-    std::printf("resolution %s: PL011 \"%s\", 16550 \"%s\", too fast a clock refused: %s/%s\n",
+                    pl_mon.framing_errors() == 0 && com_mon.framing_errors() == 0 && trace_ok;
+    std::printf("resolution %s: PL011 \"%s\", 16550 \"%s\", too fast a clock refused: %s/%s, RTL trace "
+                "(%s) TXD at the pin's %zu times: %s\n",
                 sc_get_time_resolution().to_string().c_str(), pl_mon.text().c_str(), com_mon.text().c_str(),
-                refused ? "yes" : "no", refused_16550 ? "yes" : "no");
+                refused ? "yes" : "no", refused_16550 ? "yes" : "no", timescale.c_str(),
+                pl_log.changes.size(), trace_ok ? "yes" : "no");
     return ok ? 0 : 1;
 }
