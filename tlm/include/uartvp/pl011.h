@@ -57,8 +57,9 @@ struct pl011_config {
     bool loosely_timed = false;
     // Measure the wall-clock time spent evaluating the RTL (benchmarks; costs a little).
     bool measure_eval_time = false;
-    // Write a full trace of the RTL to this VCD (Verilator's writer): every evaluated edge at its time.
-    // In fast mode skipped cycles do not appear (values hold, counters jump); with clock_every_cycle
+    // Write a full trace of the RTL to this VCD (Verilator's writer): every evaluated edge at its
+    // simulation time, across clock changes (timescale 1 ps, or the time resolution where finer). In
+    // fast mode skipped cycles do not appear (values hold, counters jump); with clock_every_cycle
     // every cycle does. Closed by close_rtl_trace() or at destruction.
     std::string rtl_vcd;
     // Drive the txd port edge by edge (the default). Off: the line goes to report_line()'s readers as
