@@ -33,7 +33,7 @@ struct vcd_writer::op {
 // formatting).
 class vcd_writer::formatter {
 public:
-    formatter(vcd_writer& w)
+    explicit formatter(vcd_writer& w)
         : m_w(w) {}
     ~formatter() { finish(); }
     formatter(const formatter&) = delete;
