@@ -260,18 +260,22 @@ workload rx_paste(const std::string& name, std::size_t bytes, int rounds) {
     return w;
 }
 
-// A ratio over the rounds two workloads shared (or one workload's simulated / wall): the median of the
-// per-round ratios, the runs of a round having shared the machine's load, and their spread.
+// A ratio of two workloads' wall (and CPU) times, or one workload's simulated / wall time. Two workloads
+// that ran the same rounds: the median of the per-round ratios, the runs of a round having shared the
+// machine's load of the moment, a load that comes and goes between rounds cancelling. A workload that ran
+// fewer rounds (reference mode, the naive baseline: seconds each, against the other side's
+// milliseconds): the ratio of the medians, so that every run of the short side counts; its spread then
+// goes from the slowest short run against the fastest long one to the other way round.
 struct ratio {
     std::string name;
-    std::size_t rounds = 0;
+    bool per_round = true;
+    std::size_t rounds = 0; // the rounds both ran
+    std::size_t base_runs = 0, other_runs = 0;
     double wall = 0, wall_min = 0, wall_max = 0, cpu = 0, cpu_min = 0, cpu_max = 0;
     std::string differ; // empty, or the first round whose two runs' simulated results differ
 };
 
-ratio summarise(const std::string& name, const std::vector<double>& w, const std::vector<double>& c) {
-    ratio q;
-    q.name = name;
+void per_round(ratio& q, const std::vector<double>& w, const std::vector<double>& c) {
     q.rounds = w.size();
     q.wall = median(w);
     q.wall_min = *std::min_element(w.begin(), w.end());
@@ -279,14 +283,16 @@ ratio summarise(const std::string& name, const std::vector<double>& w, const std
     q.cpu = median(c);
     q.cpu_min = *std::min_element(c.begin(), c.end());
     q.cpu_max = *std::max_element(c.begin(), c.end());
-    return q;
 }
 
-// other / base, round by round; both must give the same console output and reads.
+// other / base; the runs of each round must give the same console output and reads.
 ratio pair_ratio(const std::string& name, const outcome& base, const outcome& other) {
-    const std::size_t n = std::min(base.runs.size(), other.runs.size());
+    ratio q;
+    q.name = name;
+    q.base_runs = base.runs.size();
+    q.other_runs = other.runs.size();
+    const std::size_t n = std::min(q.base_runs, q.other_runs);
     std::vector<double> w, c;
-    std::string differ;
     for (std::size_t i = 0; i < n; ++i) {
         const sample& a = base.runs[i];
         const sample& b = other.runs[i];
@@ -295,10 +301,21 @@ ratio pair_ratio(const std::string& name, const outcome& base, const outcome& ot
         const bool same = a.r["mmio_reads"] == b.r["mmio_reads"] &&
                           a.r["bytes_on_line"] == b.r["bytes_on_line"] &&
                           a.r["lost_bytes"] == b.r["lost_bytes"];
-        if (!same && differ.empty()) differ = fmt::format("round {}", i + 1);
+        if (!same && q.differ.empty()) q.differ = fmt::format("round {}", i + 1);
     }
-    ratio q = summarise(name, w, c);
-    q.differ = differ;
+    per_round(q, w, c);
+    if (q.base_runs != q.other_runs) {
+        const std::vector<double> aw = walls(base), bw = walls(other), ac = cpus(base), bc = cpus(other);
+        auto lo = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
+        auto hi = [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); };
+        q.per_round = false;
+        q.wall = other.wall / base.wall;
+        q.wall_min = lo(bw) / hi(aw);
+        q.wall_max = hi(bw) / lo(aw);
+        q.cpu = other.cpu / base.cpu;
+        q.cpu_min = lo(bc) / hi(ac);
+        q.cpu_max = hi(bc) / lo(ac);
+    }
     return q;
 }
 
@@ -309,17 +326,27 @@ ratio speed(const std::string& name, const outcome& o) {
         w.push_back(sim / s.wall);
         c.push_back(sim / s.cpu);
     }
-    return summarise(name, w, c);
+    ratio q;
+    q.name = name;
+    q.base_runs = q.other_runs = o.runs.size();
+    per_round(q, w, c);
+    return q;
 }
 
-std::string spread(std::size_t rounds, double lo, double hi, int digits) {
-    if (rounds < 2) return "one run";
-    return fmt::format("{} rounds, {:.{}f}..{:.{}f}", rounds, lo, digits, hi, digits);
+std::string spread(const ratio& q, double lo, double hi, int digits) {
+    if (!q.per_round)
+        return fmt::format("medians of {} and {} runs, {:.{}f}..{:.{}f}", q.base_runs, q.other_runs, lo,
+                           digits, hi, digits);
+    if (q.rounds < 2) return "one run";
+    return fmt::format("{} rounds, {:.{}f}..{:.{}f}", q.rounds, lo, digits, hi, digits);
 }
 
 nlohmann::json to_json(const ratio& q) {
     return {{"name", q.name},
+            {"method", q.per_round ? "median of per-round ratios" : "ratio of medians"},
             {"rounds", q.rounds},
+            {"base_runs", q.base_runs},
+            {"other_runs", q.other_runs},
             {"ratio", q.wall},
             {"ratio_min", q.wall_min},
             {"ratio_max", q.wall_max},
@@ -449,16 +476,17 @@ int main(int argc, char** argv) {
         const std::string mark = q.differ.empty() ? "" : "  (results differ in " + q.differ + "!)";
         differ = differ || !q.differ.empty();
         fmt::print("  {:<58} {:>8.{}f}x  {}{}\n", q.name + " (wall)", q.wall, digits,
-                   spread(q.rounds, q.wall_min, q.wall_max, digits), mark);
+                   spread(q, q.wall_min, q.wall_max, digits), mark);
         if (cpu_too)
             fmt::print("  {:<58} {:>8.{}f}x  {}{}\n", q.name + " (CPU)", q.cpu, digits,
-                       spread(q.rounds, q.cpu_min, q.cpu_max, digits), mark);
+                       spread(q, q.cpu_min, q.cpu_max, digits), mark);
         ratios.push_back(to_json(q));
     };
-    fmt::print("\nratios measured in this run (median of the per-round ratios; min..max of them):\n");
+    fmt::print("\nratios measured in this run (N rounds: the median of the per-round ratios, then their "
+               "min..max):\n");
     const ratio boot_speed = speed(b + ", fast: simulated / wall", hw[0]);
     fmt::print("  {:<58} {:>8.1f}x  {}\n", boot_speed.name, boot_speed.wall,
-               spread(boot_speed.rounds, boot_speed.wall_min, boot_speed.wall_max, 1));
+               spread(boot_speed, boot_speed.wall_min, boot_speed.wall_max, 1));
     ratios.push_back(to_json(boot_speed));
     show(pair_ratio(b + ": waves on / off", hw[0], hw[1]), 2, true);
     show(pair_ratio(s + ": fast vs naive", sl[0], sl[2]), 1);
@@ -466,23 +494,30 @@ int main(int argc, char** argv) {
     show(pair_ratio("earlycon v0 vm: fast vs reference", vm[0], vm[2]), 1);
     fmt::print("  {:<58} {:>8.1f} MB\n", one[0].w.name + ": peak memory", one[0].peak_mb);
     {
-        std::vector<double> us;
-        for (const sample& x : vm[0].runs)
+        std::vector<double> us, cpu_us;
+        for (const sample& x : vm[0].runs) {
             us.push_back(x.wall / x.r["bytes_written"].get<double>() * 1e6);
-        fmt::print("  {:<58} {:>8.2f} us  {}\n", v + ", fast: wall per character", median(us),
-                   spread(us.size(), *std::min_element(us.begin(), us.end()),
-                          *std::max_element(us.begin(), us.end()), 2));
+            cpu_us.push_back(x.cpu / x.r["bytes_written"].get<double>() * 1e6);
+        }
+        ratio q;
+        q.name = v + ", fast: wall per character (us)";
+        per_round(q, us, cpu_us);
+        fmt::print("  {:<58} {:>8.2f} us  {}\n", v + ", fast: wall per character", q.wall,
+                   spread(q, q.wall_min, q.wall_max, 2));
+        ratios.push_back(to_json(q));
     }
     for (const outcome& o : rx) {
         const ratio q = speed(o.w.name + ", fast: simulated / wall", o);
-        fmt::print("  {:<58} {:>8.1f}x  {}\n", q.name, q.wall, spread(q.rounds, q.wall_min, q.wall_max, 1));
+        fmt::print("  {:<58} {:>8.1f}x  {}\n", q.name, q.wall, spread(q, q.wall_min, q.wall_max, 1));
         ratios.push_back(to_json(q));
     }
     show(pair_ratio("earlycon hw: v0-literal vs v0", hw[0], hw[2]), 2);
     show(pair_ratio("earlycon vm: v0-literal vs v0", vm[0], vm[1]), 2);
     fmt::print(
         "rounds: the workloads of a pair run in turn (A B, B A, ...); wall s, cpu s: medians over the runs; "
-        "cpu: user + system time of the whole child process; a ratio pairs the runs of one round\n"
+        "cpu: user + system time of the whole child process, start-up included; a side that ran fewer "
+        "rounds: "
+        "the ratio of the medians, min..max from the extreme runs\n"
         "rtl %: wall time spent evaluating the verilated RTL, measured in a run of its own of each workload "
         "(the timing costs wall time of its own); the rest is SystemC scheduling, the CPU stub, the line "
         "monitor and scoreboard (naive: not separable, the RTL runs inside SystemC)\n");
