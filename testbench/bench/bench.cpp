@@ -3,9 +3,10 @@
 // peak memory and where the wall time went, with every speed-up a ratio measured side by side in this run.
 //   uartvp-bench [--quick] [--json FILE]
 // Workloads compared with each other run in rounds, in turn (A B C, then C B A, ...), so that the runs of
-// one round share the machine's load of the moment; a ratio is the median of the per-round ratios, shown
-// with their spread. Exit code 0; 1 if two runs that must agree gave different simulated results; 2 bad
-// usage or an output that cannot be written; 3 a workload that failed.
+// one round share the machine's load of the moment; a ratio is the median of the per-round ratios (the
+// ratio of the medians against a side that ran fewer rounds), shown with its spread. Exit code 0; 1 if two
+// runs that must agree gave different simulated results; 2 bad usage or an output that cannot be written; 3 a
+// workload that failed.
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
