@@ -202,7 +202,9 @@ vcd_writer::~vcd_writer() {
 }
 
 void vcd_writer::add(const sc_core::sc_signal_in_if<bool>& s, const std::string& name) {
-    add_var(name, 1, &s.value_changed_event(), [&s] { return static_cast<std::uint64_t>(s.read()); });
+    add_var(
+        name, 1, &s.value_changed_event(), [&s] { return static_cast<std::uint64_t>(s.read()); },
+        dynamic_cast<const signal_observers*>(&s));
 }
 
 void vcd_writer::add(const sc_core::sc_port_base& port, const std::string& name) {
@@ -236,9 +238,13 @@ std::size_t vcd_writer::new_var(const std::string& name, unsigned width) {
 }
 
 void vcd_writer::add_var(const std::string& name, unsigned width, const sc_core::sc_event* changed,
-                         std::function<std::uint64_t()> read) {
+                         std::function<std::uint64_t()> read, const signal_observers* observed) {
     var* raw = m_vars[new_var(name, width)].get();
     raw->read = std::move(read);
+    if (observed) {
+        observed->on_change([this, raw] { change(*raw); });
+        return;
+    }
     sc_core::sc_spawn_options opt;
     opt.spawn_method();
     opt.set_sensitivity(changed);

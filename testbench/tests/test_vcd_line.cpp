@@ -4,6 +4,7 @@
 // and a bit), resets cutting characters, breaks, a break ending where a start bit begins, other
 // signals changing at the same instants and within a coarse tick of them, and a run that ends inside a
 // reported character.
+#define SC_INCLUDE_DYNAMIC_PROCESSES // sc_spawn
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include <uartvp/lines_vcd.h>
+#include <uartvp/observed_signal.h>
 #include <uartvp/vcd_writer.h>
 
 #include "sim_main.h"
@@ -361,6 +363,79 @@ TEST(VcdWriter, TheFileWrittenInTheWritersThreadIsTheOneWrittenWithout) {
     EXPECT_GT(la.size(), 10000u);
     EXPECT_TRUE(la == lb) << "the lines writer's thread wrote another file";
     for (const char* f : {"/own.vcd", "/inline.vcd", "/own.lines.vcd", "/inline.lines.vcd"})
+        std::remove((d + f).c_str());
+    rmdir(d.c_str());
+}
+
+namespace {
+// The same writes to an observed_signal and to a plain sc_signal: changes, writes of the value it
+// has, a value written and written back in one delta cycle, changes in successive delta cycles of one
+// instant.
+SC_MODULE(observed_and_plain) {
+    observed_signal<unsigned> observed{"observed", 0};
+    sc_signal<unsigned> plain{"plain", 0};
+    observed_signal<bool> observed_bit{"observed_bit", false};
+    sc_signal<bool> plain_bit{"plain_bit", false};
+    SC_HAS_PROCESS(observed_and_plain);
+    explicit observed_and_plain(const sc_module_name& n)
+        : sc_module(n) {
+        SC_THREAD(run);
+    }
+    void both(unsigned v) {
+        observed.write(v);
+        plain.write(v);
+        observed_bit.write(v & 1);
+        plain_bit.write(v & 1);
+    }
+    void run() {
+        std::mt19937 rng(3);
+        for (int i = 0; i < 2000; ++i) {
+            const unsigned v = rng() % 4;
+            both(v);
+            if (rng() % 4 == 0) both(observed.read()); // back to what it has: no change at all
+            switch (rng() % 3) {
+            case 0:
+                wait(sc_time(rng() % 1000 + 1, SC_NS));
+                break;
+            case 1:
+                wait(SC_ZERO_TIME); // another delta cycle of this instant
+                break;
+            default:
+                wait(sc_time(rng() % 3, SC_PS));
+            }
+        }
+    }
+};
+} // namespace
+
+// An observed_signal tells the writer of its changes itself, with no method per signal; the file is
+// the one a plain sc_signal with the same writes gives, and the observer runs once per change.
+TEST(VcdWriter, AnObservedSignalGivesThePlainSignalsFile) {
+    UARTVP_SIM_TEST();
+    char dir[] = "/tmp/uartvp-vcd-observed-XXXXXX";
+    const std::string d = mkdtemp(dir);
+    observed_and_plain m("m");
+    unsigned changes = 0;
+    m.observed.on_change([&] { ++changes; });
+    vcd_writer a("a", d + "/observed.vcd"), b("b", d + "/plain.vcd");
+    a.add(m.observed, "u.level", 2);
+    a.add(m.observed_bit, "u.bit");
+    b.add(m.plain, "u.level", 2);
+    b.add(m.plain_bit, "u.bit");
+    unsigned plain_changes = 0;
+    sc_spawn_options opt;
+    opt.spawn_method();
+    opt.set_sensitivity(&m.plain.value_changed_event());
+    opt.dont_initialize();
+    sc_spawn([&] { ++plain_changes; }, "count", &opt);
+    sc_start();
+    ASSERT_TRUE(a.close() && b.close());
+    const std::string fa = slurp(d + "/observed.vcd"), fb = slurp(d + "/plain.vcd");
+    EXPECT_GT(fb.size(), 5000u);
+    EXPECT_TRUE(fa == fb) << "an observed_signal's file differs from the plain signal's";
+    EXPECT_GT(plain_changes, 500u);
+    EXPECT_EQ(changes, plain_changes);
+    for (const char* f : {"/observed.vcd", "/plain.vcd"})
         std::remove((d + f).c_str());
     rmdir(d.c_str());
 }

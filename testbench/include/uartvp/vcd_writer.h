@@ -1,6 +1,7 @@
 #pragma once
 // A VCD writer for SystemC signals that costs only where a signal changes: one method per signal,
-// woken by its value-changed event, writes the change at its time. (SystemC's own sc_trace VCD file
+// woken by its value-changed event, takes the change at its time (an observed_signal, such as the
+// UARTs' observation signals, calls the writer itself, without a method). (SystemC's own sc_trace VCD file
 // compares every traced value and formats the time through a stream at every time step, which
 // dominates a long run.) Dotted names become scopes; vectors carry their range, as GTKWave names them.
 #include <cstdint>
@@ -14,6 +15,7 @@
 
 #include <systemc>
 
+#include <uartvp/observed_signal.h>
 #include <uartvp/serial_line.h>
 
 namespace uartvp {
@@ -31,7 +33,9 @@ public:
     void add(const sc_core::sc_signal_in_if<bool>& s, const std::string& name);
     template <class T>
     void add(const sc_core::sc_signal_in_if<T>& s, const std::string& name, unsigned width) {
-        add_var(name, width, &s.value_changed_event(), [&s] { return static_cast<std::uint64_t>(s.read()); });
+        add_var(
+            name, width, &s.value_changed_event(), [&s] { return static_cast<std::uint64_t>(s.read()); },
+            dynamic_cast<const signal_observers*>(&s));
     }
     // A port's signal (a UART's lines: sc_in<bool>, sc_out<bool>, an optional port), found once the
     // ports are bound, at the end of elaboration; a port left unbound is left out.
@@ -81,8 +85,10 @@ private:
         const var* v;
         std::uint64_t value;
     };
+    // A signal that tells its observers of its changes (observed_signal) is taken that way; anything
+    // else by a method woken by `changed`.
     void add_var(const std::string& name, unsigned width, const sc_core::sc_event* changed,
-                 std::function<std::uint64_t()> read);
+                 std::function<std::uint64_t()> read, const signal_observers* observed = nullptr);
     void end_of_elaboration() override;
     void start_of_simulation() override;
     struct op;

@@ -11,6 +11,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include <uartvp/cycle_clock.h>
+#include <uartvp/observed_signal.h>
 #include <uartvp/serial_line.h>
 
 namespace uartvp {
@@ -109,8 +110,8 @@ public:
     optional_in txdmaclr, rxdmaclr; // held low when unbound
 
     // Observation, for waves and tests: FIFO fill levels and FR flags as they change, cycle exact.
-    sc_core::sc_signal<unsigned> tx_fifo_level, rx_fifo_level;
-    sc_core::sc_signal<bool> busy, txff, txfe, rxff, rxfe;
+    observed_signal<unsigned> tx_fifo_level, rx_fifo_level;
+    observed_signal<bool> busy, txff, txfe, rxff, rxfe;
 
     explicit pl011(const sc_core::sc_module_name& name, const pl011_config& cfg = pl011_config());
     ~pl011() override;

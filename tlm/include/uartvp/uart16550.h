@@ -58,6 +58,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include <uartvp/cycle_clock.h>
+#include <uartvp/observed_signal.h>
 #include <uartvp/serial_line.h>
 
 namespace uartvp {
@@ -118,8 +119,8 @@ public:
     optional_out nrts, ndtr, nout1, nout2;
 
     // Observation, for waves and tests, changing at the exact times.
-    sc_core::sc_signal<unsigned> tx_fifo_level, rx_fifo_level; // THR/RBR count as one entry in 16450 mode
-    sc_core::sc_signal<bool> thre, temt, dr, fifo_enabled;
+    observed_signal<unsigned> tx_fifo_level, rx_fifo_level; // THR/RBR count as one entry in 16450 mode
+    observed_signal<bool> thre, temt, dr, fifo_enabled;
 
     explicit uart16550(const sc_core::sc_module_name& name, const uart16550_config& cfg = uart16550_config());
     ~uart16550() override;
