@@ -232,6 +232,10 @@ std::size_t vcd_writer::new_var(const std::string& name, unsigned width) {
         v->id += static_cast<char>('!' + n % 94);
         if (n < 94) break;
     }
+    if (v->id.size() + 1 > sizeof v->id_line)
+        throw std::length_error("vcd_writer: more variables than identifiers of seven characters");
+    std::memcpy(v->id_line, v->id.data(), v->id.size());
+    v->id_line[v->id.size()] = '\n';
     v->index = m_vars.size();
     m_vars.push_back(std::move(v));
     return m_vars.size() - 1;
@@ -264,7 +268,7 @@ std::size_t vcd_writer::add_ahead(const std::string& name, unsigned width, std::
     return i;
 }
 
-void vcd_writer::submit(const op& o) {
+inline void vcd_writer::submit(const op& o) {
     if (!m_fmt->queue(o)) apply(o);
 }
 
@@ -314,7 +318,7 @@ void vcd_writer::apply(const op& o) {
 void vcd_writer::withdraw(std::size_t var, const sc_core::sc_time& from) {
     m_vars.at(var);
     submit(
-        {sc_core::sc_time_stamp().value(), from.value(), 0, static_cast<std::uint32_t>(var), op::withdraw});
+        {simcontext()->time_stamp().value(), from.value(), 0, static_cast<std::uint32_t>(var), op::withdraw});
 }
 
 std::uint64_t vcd_writer::tick_of(std::uint64_t units) const {
@@ -324,22 +328,24 @@ std::uint64_t vcd_writer::tick_of(std::uint64_t units) const {
 }
 
 std::uint64_t vcd_writer::hold(const sc_core::sc_time& from) {
-    const sc_core::sc_time& now = sc_core::sc_time_stamp();
+    const sc_core::sc_time& now = simcontext()->time_stamp();
     submit({now.value(), m_next_hold, tick_of(std::max(from, now).value()), 0, op::hold});
     return m_next_hold++;
 }
 
 void vcd_writer::write_at(std::size_t var, const sc_core::sc_time& at, std::uint64_t value) {
     m_vars.at(var);
-    submit({sc_core::sc_time_stamp().value(), at.value(), value, static_cast<std::uint32_t>(var), op::write});
+    submit(
+        {simcontext()->time_stamp().value(), at.value(), value, static_cast<std::uint32_t>(var), op::write});
 }
 
 void vcd_writer::release(std::uint64_t h) {
-    submit({sc_core::sc_time_stamp().value(), h, 0, 0, op::release});
+    submit({simcontext()->time_stamp().value(), h, 0, 0, op::release});
 }
 
 void vcd_writer::change(const var& v) {
-    submit({sc_core::sc_time_stamp().value(), 0, v.read(), static_cast<std::uint32_t>(v.index), op::change});
+    submit(
+        {simcontext()->time_stamp().value(), 0, v.read(), static_cast<std::uint32_t>(v.index), op::change});
 }
 
 // A change is written at once where it would be the first held one and due (most are): the same as
@@ -427,7 +433,7 @@ void vcd_writer::formatter::write_stamp(std::uint64_t tick) {
                 m_ts_hi_len = static_cast<unsigned>(
                     std::to_chars(m_ts_hi_digits, m_ts_hi_digits + 20, hi).ptr - m_ts_hi_digits);
             }
-            std::memcpy(p, m_ts_hi_digits, m_ts_hi_len);
+            std::memcpy(p, m_ts_hi_digits, sizeof m_ts_hi_digits); // fixed size: no call; room past the end
             p += m_ts_hi_len;
             static constexpr char pairs[] =
                 "00010203040506070809101112131415161718192021222324252627282930313233343536"
@@ -507,17 +513,22 @@ void vcd_writer::formatter::write_value(const var& v, std::uint64_t value) {
     } else {
         if (v.width < 64)
             value &= (std::uint64_t(1) << v.width) - 1; // a negative int as its two's complement
-        // Binary without leading zeros (at least one digit).
+        // Binary without leading zeros (at least one digit): the bits above a multiple of four one by
+        // one, then four at a time.
         const int n = value ? 64 - __builtin_clzll(value) : 1;
         *p++ = 'b';
-        for (int i = n - 1; i >= 0; --i)
-            *p++ = static_cast<char>('0' + ((value >> i) & 1));
+        int i = n;
+        for (; i % 4; --i)
+            *p++ = static_cast<char>('0' + ((value >> (i - 1)) & 1));
+        static constexpr char nibbles[] = "0000000100100011010001010110011110001001101010111100110111101111";
+        for (; i > 0; i -= 4, p += 4)
+            std::memcpy(p, nibbles + 4 * ((value >> (i - 4)) & 0xF), 4);
         *p++ = ' ';
     }
-    std::memcpy(p, v.id.data(), v.id.size());
-    p += v.id.size();
-    *p++ = '\n';
-    m_len = static_cast<std::size_t>(p - m_buf.get());
+    // The identifier and the newline, copied as eight bytes whatever their length (the block has
+    // room past its end).
+    std::memcpy(p, v.id_line, sizeof v.id_line);
+    m_len = static_cast<std::size_t>(p + v.id.size() + 1 - m_buf.get());
 }
 
 bool vcd_writer::close() {

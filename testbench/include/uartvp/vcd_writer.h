@@ -74,6 +74,7 @@ private:
         std::string name;
         unsigned width;
         std::string id;
+        char id_line[8] = {}; // the identifier and a newline, as a value's line ends
         std::function<std::uint64_t()> read;
         std::uint64_t initial = 0; // a deferred variable's (read is empty)
         bool ahead = false;        // given ahead of its time (add_ahead)
