@@ -293,9 +293,13 @@ void vcd_writer::apply(const op& o) {
     }
     case op::hold:
         m_holds[o.a] = o.b;
+        m_hold_min = std::min(m_hold_min, o.b);
         break;
     case op::release:
         m_holds.erase(o.a);
+        m_hold_min = std::numeric_limits<std::uint64_t>::max();
+        for (const auto& [id, tick] : m_holds)
+            m_hold_min = std::min(m_hold_min, tick);
         flush_held(false, o.now);
         break;
     case op::withdraw: {
@@ -355,10 +359,7 @@ void vcd_writer::add_change(std::uint64_t tick, std::uint64_t at, const var& v, 
     if ((m_held.empty() || m_held.front().tick > tick ||
          (m_held.front().tick == tick && m_held.front().at > at)) &&
         (at < now || (at == now && !v.ahead))) {
-        bool free = true;
-        for (const auto& [id, t] : m_holds)
-            free &= tick < t;
-        if (free) {
+        if (tick < m_hold_min) { // before every open hold
             put(tick, at, v, value);
             if (!m_held.empty()) flush_held(false, now);
             return;
@@ -392,10 +393,7 @@ void vcd_writer::flush_held(bool all, std::uint64_t now_at) {
     if (!all && !due(m_held.front())) return; // the usual case: nothing due yet
     // A change up to the present is due unless a hold before it is open (its tick is at most the
     // present's, as its time is).
-    std::uint64_t limit = std::numeric_limits<std::uint64_t>::max();
-    if (!all)
-        for (const auto& [id, tick] : m_holds)
-            limit = std::min(limit, tick);
+    const std::uint64_t limit = all ? std::numeric_limits<std::uint64_t>::max() : m_hold_min;
     while (!m_held.empty()) {
         const held& h = m_held.front();
         if (!due(h)) {

@@ -137,6 +137,7 @@ private:
         }
     } m_held;
     std::map<std::uint64_t, std::uint64_t> m_holds; // handle -> tick
+    std::uint64_t m_hold_min = ~std::uint64_t{0};   // the earliest open hold's tick (none: the largest)
 };
 
 // A serial line written from its sender's character reports (serial_line_if) instead of a pin: hand it
