@@ -344,7 +344,8 @@ std::size_t changes_of(const std::string& vcd, const std::string& name) {
 // reports and RXD from the paste's (the injector's) reports, NAME.vcd and NAME.lines.vcd byte for byte
 // those of a run that drives and records both pins, and the PL011 wakes per character, not per TXD or
 // RXD edge. Every variant on hw; the hog at the RX interrupt's rise (overruns, lost characters); two
-// cores with the hog on the other; 7E2 at 57600. RXD carries the paste in both files.
+// cores with the hog on the other; 7E2 at 57600; a 16-entry FIFO at RX trigger 1/8 with HZ 1000. RXD
+// carries the paste in both files.
 TEST(TtyModes, WavesWithTheLinesAsCharactersAreThoseOfThePins) {
     for (const char* v : tty_variants) {
         const std::string base = std::string("--variant ") + v + " --profile hw";
@@ -357,6 +358,9 @@ TEST(TtyModes, WavesWithTheLinesAsCharactersAreThoseOfThePins) {
                           "--set hog_cpu=0 --set hog_us=1500 --set hog_period_us=4000",
                           "tty-paste");
     check_waves_both_ways("--variant read --profile hw --payload-bytes 300 --set frame=7E2 --set baud=57600",
+                          "tty-paste");
+    check_waves_both_ways("--variant echo --profile hw --payload-bytes 500 --set fifo_depth=16 --set "
+                          "rx_trigger=1/8 --set hz=1000",
                           "tty-paste");
     // The paste is on RXD, from the reports (the pin stays high): at least a fall and a rise a byte.
     const std::string dir = make_tmpdir();
