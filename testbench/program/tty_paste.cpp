@@ -148,9 +148,10 @@ public:
     serial_terminal* term = nullptr; // drives RXD: the run lasts as long as it does
 
     // The PL011's lines as characters (chars_wanted): the TX monitor takes the reported characters,
-    // and TXD is driven edge by edge only for the waves or a terminal; the injector reports its
-    // characters to the receiver, except with waves (they record RXD) or a terminal (it drives RXD).
-    tty_platform(const sc_module_name& name, const params& p, serial_terminal* terminal, bool waves)
+    // and TXD is driven edge by edge only for a terminal; the injector reports its characters to the
+    // receiver, except with a terminal (it drives RXD). The waves then take both lines from the
+    // reports too (add_waves).
+    tty_platform(const sc_module_name& name, const params& p, serial_terminal* terminal)
         : sc_module(name)
         , kernel("kernel", p.cores, timing(p), assumed_kernel_costs(p.hz))
         , bus("bus")
@@ -182,14 +183,14 @@ public:
             c.clock_every_cycle = p.reference;
             const char* measure = std::getenv("UARTVP_MEASURE_RTL"); // the benchmark's rtl %
             c.measure_eval_time = measure && std::string(measure) == "1";
-            const bool chars = chars_wanted(p);
-            c.txd_edges = !chars || waves || term;
+            m_chars = chars_wanted(p);
+            c.txd_edges = !m_chars || term;
             pl = std::make_unique<pl011>("uart0", c);
-            if (chars) {
+            if (m_chars) {
                 pl->report_line(tx_monitor);
                 tx_monitor.take_characters(true);
             }
-            if (chars && !waves && !term) inj.report_to(pl->rx_line());
+            if (m_chars && !term) inj.report_to(pl->rx_line());
             bus.map(pl->bus, p.uart_base, pl011::map_size(), "uart0");
             pl->txd(txd);
             pl->irq(irq);
@@ -253,7 +254,14 @@ public:
         }
         w.bit(irq, "uart0.irq");
         w.end_group();
-        w.lines(txd, rxd);
+        // Both lines from the reports where the pins show the lines between characters only.
+        if (m_chars && !term) {
+            const waves::reported_lines l = w.lines_from_reports();
+            pl->report_line(l.txd);
+            inj.report_to(l.rxd);
+        } else {
+            w.lines(txd, rxd);
+        }
     }
 
 private:
@@ -291,6 +299,7 @@ private:
         sc_stop();
     }
     params m_p;
+    bool m_chars = false; // the PL011's lines as characters
 };
 
 struct hog_window {
@@ -308,7 +317,7 @@ run_result run_tty_paste(const run_request& rq) {
     // A terminal's input is read from t0 on, once the port is open.
     const std::unique_ptr<serial_terminal> term =
         rq.terminal.empty() ? nullptr : open_terminal(rq, line_baud(p), line_format(p), t0());
-    tty_platform soc("soc", p, term.get(), w != nullptr);
+    tty_platform soc("soc", p, term.get());
     if (w) soc.add_waves(*w);
     const std::unique_ptr<timeline> tl = make_timeline(rq);
     if (tl) soc.add_timeline(*tl);

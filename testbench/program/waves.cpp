@@ -378,6 +378,14 @@ serial_line_if& waves::lines_from_reports(sc_core::sc_signal_in_if<bool>& rxd) {
     return txd;
 }
 
+waves::reported_lines waves::lines_from_reports() {
+    begin_group("Lines");
+    serial_line_if& txd = reported_line("lines.txd", "txd");
+    serial_line_if& rxd = reported_line("lines.rxd", "rxd");
+    end_group();
+    return {txd, rxd};
+}
+
 std::string waves::rtl_trace_path() {
     if (m_rtl_tmp.empty()) m_rtl_tmp = outputs::temporary(m_rtl_path);
     return m_rtl_tmp;

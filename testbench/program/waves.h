@@ -59,6 +59,14 @@ public:
     // those of the pin: each reported edge lands at its exact time, in time order with the other
     // changes. RXD stays the pin.
     serial_line_if& lines_from_reports(sc_core::sc_signal_in_if<bool>& rxd);
+    // The same group with both lines from reports: TXD from its sender's (the UART's report_line), RXD
+    // from what drives the receive line (rx_injector::report_to, beside the UART's rx_line()), each
+    // the pin's files byte for byte.
+    struct reported_lines {
+        serial_line_if& txd;
+        serial_line_if& rxd;
+    };
+    reported_lines lines_from_reports();
     // A serial line from reports, as line() from a pin: in NAME.vcd under `name`, in NAME.lines.vcd as
     // `leaf`, `initial` until the first report.
     serial_line_if& reported_line(const std::string& name, const std::string& leaf, bool initial = true);

@@ -54,8 +54,9 @@ void rx_injector::wait_until(const sc_core::sc_time& t) {
 
 void rx_injector::drive_at(const sc_core::sc_time& t, bool v) {
     wait_until(t);
-    if (m_receiver) {
-        m_receiver->line_level(t, v);
+    if (!m_receivers.empty()) {
+        for (serial_line_if* r : m_receivers)
+            r->line_level(t, v);
         m_level = v;
         return;
     }
@@ -96,7 +97,7 @@ void rx_injector::send_item(const item& it) {
 
         const sc_core::sc_time char_start = item_start + ps_time(bit_offset_ps(baud, 2ull * j * spacing)) +
                                             it.opt.gap * static_cast<double>(j);
-        if (m_receiver) { // the whole frame at its start, with the times the pin would show
+        if (!m_receivers.empty()) { // the whole frame at its start, with the times the pin would show
             serial_char c;
             c.bits = n;
             c.data_bits = fmt.data_bits;
@@ -108,8 +109,11 @@ void rx_injector::send_item(const item& it) {
                 if (k < n && bits[k]) c.levels = static_cast<std::uint16_t>(c.levels | (1u << k));
             }
             wait_until(char_start);
-            m_receiver->line_char(c);
+            for (serial_line_if* r : m_receivers)
+                r->line_char(c);
             const sc_core::sc_time char_end = c.end();
+            // A low stop bit: the rise at the frame's end, reported at its time as a break's end is.
+            if (it.opt.bad_stop) drive_at(char_end, true);
             m_line_free = it.opt.bad_stop ? char_end + ps_time(bit_offset_ps(baud, 2)) : char_end;
             ++m_chars_sent;
             continue;

@@ -174,9 +174,9 @@ void check_waves_both_ways(const std::string& what, const std::string& scenario 
     ASSERT_FALSE(chars.is_null()) << what;
     ASSERT_FALSE(pins.is_null()) << what;
     EXPECT_EQ(simulated(chars), simulated(pins)) << what;
-    if (scenario == "earlycon-pl011")
+    if (scenario == "earlycon-pl011" || scenario == "tty-paste")
         EXPECT_LT(chars["host"]["uart_wakes"].get<double>() * 2, pins["host"]["uart_wakes"].get<double>())
-            << what << ": with --vcd the UART must not wake per TXD edge";
+            << what << ": with --vcd the UART must not wake per TXD (or RXD) edge";
     else
         EXPECT_LT(chars["host"]["time_steps"].get<double>(), pins["host"]["time_steps"].get<double>())
             << what << ": with --vcd the 16550 must not step per TXD edge";
@@ -324,24 +324,77 @@ TEST(TtyModes, LineAsCharactersGivesTheSameResultsAsThePins) {
                          "tty-paste", 0.5);
 }
 
-// With --vcd, tty-paste's PL011 keeps RXD on the pin and drives TXD edge by edge (the waves record
-// both) while the monitors take the characters; boot-console's too: NAME.vcd and NAME.lines.vcd byte
-// for byte those of a run on the pins.
-TEST(TtyModes, WavesWithTheLineAsCharactersAreThoseOfThePins) {
+namespace {
+// The values of the 1-bit variable `name` in a VCD's text (its initial value included).
+std::size_t changes_of(const std::string& vcd, const std::string& name) {
+    const std::size_t def = vcd.find(" " + name + " $end");
+    if (def == std::string::npos) return 0;
+    const std::size_t id_at = vcd.rfind(' ', def - 1) + 1;
+    const std::string id = vcd.substr(id_at, def - id_at);
+    std::size_t n = 0;
+    for (std::size_t at = vcd.find("$enddefinitions"); at != std::string::npos; at = vcd.find('\n', at + 1))
+        if (vcd.compare(at + 1, 1 + id.size() + 1, "0" + id + "\n") == 0 ||
+            vcd.compare(at + 1, 1 + id.size() + 1, "1" + id + "\n") == 0)
+            ++n;
+    return n;
+}
+} // namespace
+
+// With --vcd, tty-paste's PL011 keeps both lines as characters: the waves write TXD from the PL011's
+// reports and RXD from the paste's (the injector's) reports, NAME.vcd and NAME.lines.vcd byte for byte
+// those of a run that drives and records both pins, and the PL011 wakes per character, not per TXD or
+// RXD edge. Every variant on hw; the hog at the RX interrupt's rise (overruns, lost characters); two
+// cores with the hog on the other; 7E2 at 57600; a 16-entry FIFO at RX trigger 1/8 with HZ 1000. RXD
+// carries the paste in both files.
+TEST(TtyModes, WavesWithTheLinesAsCharactersAreThoseOfThePins) {
+    for (const char* v : tty_variants) {
+        const std::string base = std::string("--variant ") + v + " --profile hw";
+        check_waves_both_ways(base + " --payload-bytes 400", "tty-paste");
+        check_waves_both_ways(base + " --payload-bytes 1200 --set hog_us=1500 --set hog_period_us=4000 "
+                                     "--set hog_sync=rx_irq --expect-loss",
+                              "tty-paste");
+    }
+    check_waves_both_ways("--variant echo --profile hw --payload-bytes 600 --set cores=2 --set irq_cpu=1 "
+                          "--set hog_cpu=0 --set hog_us=1500 --set hog_period_us=4000",
+                          "tty-paste");
+    check_waves_both_ways("--variant read --profile hw --payload-bytes 300 --set frame=7E2 --set baud=57600",
+                          "tty-paste");
+    check_waves_both_ways("--variant echo --profile hw --payload-bytes 500 --set fifo_depth=16 --set "
+                          "rx_trigger=1/8 --set hz=1000",
+                          "tty-paste");
+    // The paste is on RXD, from the reports (the pin stays high): at least a fall and a rise a byte.
+    const std::string dir = make_tmpdir();
+    ASSERT_EQ(run_uartvp("run tty-paste --variant read --payload-bytes 300 --vcd " + dir + "/r.vcd").code, 0);
+    EXPECT_GE(changes_of(slurp(dir + "/r.vcd"), "rxd"), 600u);
+    EXPECT_GE(changes_of(slurp(dir + "/r.lines.vcd"), "rxd"), 600u);
+    EXPECT_LE(changes_of(slurp(dir + "/r.lines.vcd"), "txd"), 1u) << "read writes nothing: TXD stays idle";
+    remove_dir(dir);
+}
+
+// tty-paste with --vcd in fast mode (both lines as characters) against reference mode (both on the
+// pins, every cycle clocked): the same results and NAME.vcd, NAME.lines.vcd byte for byte; and the
+// waves change no result of the fast run.
+TEST(TtyModes, FastWithWavesGivesTheReferencesResultsAndWaves) {
     const std::string dir = make_tmpdir();
     for (const char* args :
-         {"run tty-paste --variant echo --profile hw --payload-bytes 400 --vcd ",
-          "run boot-console --variant legacy --profile grace --payload-bytes 2000 --vcd "}) {
-        const result chars = run_uartvp(args + dir + "/chars.vcd");
-        setenv("UARTVP_LINE", "pins", 1);
-        const result pins = run_uartvp(args + dir + "/pins.vcd");
-        unsetenv("UARTVP_LINE");
-        ASSERT_EQ(chars.code, 0) << chars.err;
-        ASSERT_EQ(pins.code, 0) << pins.err;
+         {"--variant read --profile hw --payload-bytes 400",
+          "--variant echo --profile hw --payload-bytes 400",
+          "--variant write --profile hw --payload-bytes 400",
+          "--variant echo --profile hw --payload-bytes 800 --set hog_us=1500 --set hog_period_us=4000 "
+          "--set hog_sync=rx_irq --expect-loss",
+          "--variant read --profile pc --payload-bytes 300"}) {
+        const std::string a = args;
+        const nlohmann::json fast = run_json("tty-paste", a + " --vcd " + dir + "/fast.vcd");
+        const nlohmann::json ref = run_json("tty-paste", a + " --mode reference --vcd " + dir + "/ref.vcd");
+        const nlohmann::json plain = run_json("tty-paste", a);
+        ASSERT_FALSE(fast.is_null()) << a;
+        ASSERT_FALSE(ref.is_null()) << a;
+        EXPECT_EQ(simulated(fast), simulated(ref)) << a;
+        EXPECT_EQ(simulated(fast), simulated(plain)) << a << ": the waves changed a result";
         for (const char* f : {".vcd", ".lines.vcd"}) {
-            const std::string a = slurp(dir + "/chars" + f), b = slurp(dir + "/pins" + f);
-            EXPECT_GT(a.size(), 1000u) << args << f;
-            EXPECT_TRUE(a == b) << args << f << " differs between the lines as characters and the pins";
+            const std::string x = slurp(dir + "/fast" + f), y = slurp(dir + "/ref" + f);
+            EXPECT_GT(x.size(), 1000u) << a << f;
+            EXPECT_TRUE(x == y) << a << ": " << f << " differs between fast and reference mode";
         }
     }
     remove_dir(dir);

@@ -2,15 +2,22 @@
 #include "bit_times.h"
 #include "sim_main.h"
 #include "uartvp/line_monitor.h"
+#include "uartvp/lines_vcd.h"
 #include "uartvp/rx_injector.h"
+#include "uartvp/vcd_writer.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <unistd.h>
 
 using sc_core::SC_PS;
 using sc_core::sc_time;
@@ -319,9 +326,39 @@ struct line_rebuilder : uartvp::serial_line_if {
 };
 } // namespace
 
+namespace {
+// Plain text, gaps, a bad stop bit followed by a break right after its mark, a break, bad parity in
+// 7E2 at another rate.
+void queue_mixed_items(uartvp::rx_injector& inj) {
+    inj.send("Hello, line", sc_time(20, SC_US));
+    uartvp::rx_injector::options gap;
+    gap.gap = sc_time(3, SC_US);
+    inj.send("gaps", sc_time(0, SC_US), gap);
+    uartvp::rx_injector::options bad_stop;
+    bad_stop.bad_stop = true;
+    inj.send(std::string("\0\xFF", 2), sc_time(0, SC_US), bad_stop);
+    inj.send_break(sc_time(250, SC_US));
+    inj.send(std::string("\x55", 1), sc_time(0, SC_US), bad_stop);
+    inj.send_break(sc_time(40, SC_US));
+    inj.set_format(57600, *serial_format::parse("7E2"));
+    uartvp::rx_injector::options bad_parity;
+    bad_parity.bad_parity = true;
+    inj.send("par", sc_time(0, SC_US), bad_parity);
+    inj.send("ok");
+}
+constexpr unsigned bad_stop_chars = 3, breaks = 2;
+
+std::string slurp(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    std::ostringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+} // namespace
+
 // report_to(): the same items as characters give, rebuilt, exactly the pin's edges of an injector
-// driving it (plain, with gaps, a bad stop bit, bad parity in 7E2 at another rate, a break), each
-// report made at the time it describes, with the same characters counted and the same end.
+// driving it, each report made at the time it describes, with the same characters counted and the
+// same end.
 TEST(rx_injector, as_characters_reports_exactly_the_edges_the_pin_shows) {
     UARTVP_SIM_TEST();
     const double baud = 115200;
@@ -329,28 +366,55 @@ TEST(rx_injector, as_characters_reports_exactly_the_edges_the_pin_shows) {
     bench chars("chars", baud, serial_format{});
     line_rebuilder rx;
     chars.inj.report_to(rx);
-    for (bench* b : {&pin, &chars}) {
-        uartvp::rx_injector& inj = b->inj;
-        inj.send("Hello, line", sc_time(20, SC_US));
-        uartvp::rx_injector::options gap;
-        gap.gap = sc_time(3, SC_US);
-        inj.send("gaps", sc_time(0, SC_US), gap);
-        uartvp::rx_injector::options bad_stop;
-        bad_stop.bad_stop = true;
-        inj.send(std::string("\0\xFF", 2), sc_time(0, SC_US), bad_stop);
-        inj.send_break(sc_time(250, SC_US));
-        inj.set_format(57600, *serial_format::parse("7E2"));
-        uartvp::rx_injector::options bad_parity;
-        bad_parity.bad_parity = true;
-        inj.send("par", sc_time(0, SC_US), bad_parity);
-        inj.send("ok");
-    }
+    for (bench* b : {&pin, &chars})
+        queue_mixed_items(b->inj);
     sc_core::sc_start();
     EXPECT_GT(pin.edges.size(), 60u);
     expect_edges(rx.edges, pin.edges);
     EXPECT_TRUE(chars.edges.empty()) << "the line is not driven";
     EXPECT_EQ(rx.reported_at, rx.described) << "each report at the time it describes";
-    EXPECT_EQ(rx.reported_at.size(), chars.inj.chars_sent() + 2); // and the break's two levels
+    // And each break's two levels, each low stop bit's rise at its frame's end.
+    EXPECT_EQ(rx.reported_at.size(), chars.inj.chars_sent() + 2 * breaks + bad_stop_chars);
     EXPECT_EQ(chars.inj.chars_sent(), pin.inj.chars_sent());
     EXPECT_EQ(chars.done_at, pin.done_at);
+}
+
+// The waves of a receive line written from the injector's reports (a vcd_line_reader, as tty-paste's
+// --vcd writes RXD) are byte for byte those of the pin it drives otherwise, in a VCD at 1 ps and in a
+// lines VCD at the coarse timescale: a low stop bit's rise at its frame's end included, which a reader
+// taking the stop bits' level as the level after the frame would miss. A second receiver gets the
+// same reports.
+TEST(rx_injector, as_characters_to_a_vcd_line_reader_gives_the_pins_waves_byte_for_byte) {
+    UARTVP_SIM_TEST();
+    const double baud = 115200;
+    bench pin("pin", baud, serial_format{});
+    bench chars("chars", baud, serial_format{});
+    uartvp::vcd_line_reader reader;
+    line_rebuilder rx;
+    chars.inj.report_to(reader);
+    chars.inj.report_to(rx);
+    for (bench* b : {&pin, &chars})
+        queue_mixed_items(b->inj);
+    char dir[] = "/tmp/uartvp-rx-waves-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    const std::string d = dir;
+    uartvp::vcd_writer pin_vcd("pin_vcd", d + "/pin.vcd"), rep_vcd("rep_vcd", d + "/rep.vcd");
+    const std::uint64_t coarse = uartvp::lines_vcd::timescale_for(baud);
+    uartvp::lines_vcd pin_lines("pin_lines", d + "/pin.lines.vcd", coarse),
+        rep_lines("rep_lines", d + "/rep.lines.vcd", coarse);
+    pin_vcd.add(pin.wire, "lines.rxd");
+    reader.add_to(rep_vcd, "lines.rxd");
+    pin_lines.add(pin.wire, "rxd");
+    rep_lines.add(reader, "rxd");
+    sc_core::sc_start();
+    ASSERT_TRUE(pin_vcd.close() && rep_vcd.close() && pin_lines.close() && rep_lines.close());
+    expect_edges(rx.edges, pin.edges);
+    for (const char* f : {"/pin.vcd", "/pin.lines.vcd"}) {
+        const std::string a = slurp(d + f), b = slurp(d + "/rep" + (f + 4));
+        EXPECT_GT(a.size(), 600u) << f;
+        EXPECT_TRUE(a == b) << f << " from the reports differs from the pin's:\n" << a << "\n----\n" << b;
+    }
+    for (const char* f : {"/pin.vcd", "/rep.vcd", "/pin.lines.vcd", "/rep.lines.vcd"})
+        std::remove((d + f).c_str());
+    rmdir(d.c_str());
 }

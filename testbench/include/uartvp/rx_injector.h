@@ -8,11 +8,13 @@
 // is later. A frame with a bad stop bit and a break are followed by one bit period of mark, so that the
 // next start bit has a falling edge. Only the injector's thread writes `line`.
 //
-// Or as characters (report_to(): a receiver's serial_line_if, such as pl011::rx_line()): each character
-// is reported at its start bit's time with every bit boundary's time (<uartvp/serial_line.h>), a break
-// as the line's level at its start and at its end; `line` is then not driven (it stays high, and must
-// still be bound) and the injector wakes once per character, not once per edge. The times are those
-// the pin would show; a frame with a bad stop bit is reported with its stop bits low.
+// Or as characters (report_to(): a receiver's serial_line_if, such as pl011::rx_line(), or several): each
+// character is reported at its start bit's time with every bit boundary's time (<uartvp/serial_line.h>),
+// a break as the line's level at its start and at its end; `line` is then not driven (it stays high, and
+// must still be bound) and the injector wakes once per character, not once per edge. The times are
+// those the pin would show; a frame with a bad stop bit is reported with its stop bits low, and the
+// line's rise at its end once more as a level at that time, so that a reader that takes a frame's stop
+// bits as the level it leaves (a waveform writer) sees the rise the pin shows.
 #include "uartvp/serial_format.h"
 #include "uartvp/serial_line.h"
 
@@ -21,6 +23,7 @@
 #include <string>
 #include <string_view>
 #include <systemc>
+#include <vector>
 
 namespace uartvp {
 
@@ -60,8 +63,9 @@ public:
     std::uint64_t chars_sent() const { return m_chars_sent; }
 
     // Report the line to `receiver` as characters instead of driving `line` (call before the
-    // simulation starts; `receiver` must outlive it).
-    void report_to(serial_line_if& receiver) { m_receiver = &receiver; }
+    // simulation starts; `receiver` must outlive it). Each call adds a receiver: all get the same
+    // reports, in the order they were added.
+    void report_to(serial_line_if& receiver) { m_receivers.push_back(&receiver); }
 
 private:
     struct item {
@@ -89,7 +93,7 @@ private:
     bool m_level = true;          // value last written to line
     sc_core::sc_time m_line_free; // end of the last frame sent (or of the mark after a break)
     std::uint64_t m_chars_sent = 0;
-    serial_line_if* m_receiver = nullptr;
+    std::vector<serial_line_if*> m_receivers;
     void wait_until(const sc_core::sc_time& t);
 };
 
