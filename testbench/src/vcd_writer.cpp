@@ -551,10 +551,14 @@ void vcd_line_reader::line_char(const serial_char& c) {
     forget_past();
     for (unsigned k = 0; k < c.bits; ++k)
         edge(c.edge[k], c.level(k));
+    // After its last bit the line is back at its level between characters (a stop bit sent low, a
+    // framing error on purpose, rises there).
+    edge(c.end(), m_between);
 }
 
 void vcd_line_reader::line_level(const sc_core::sc_time& t, bool level) {
     forget_past();
+    m_between = level;
     // Inside a character reported before, or before one reported ahead: its changes from t on never
     // reach the line.
     if (!m_edges.empty() && m_edges.back().first >= t) {

@@ -439,3 +439,75 @@ TEST(VcdWriter, AnObservedSignalGivesThePlainSignalsFile) {
         std::remove((d + f).c_str());
     rmdir(d.c_str());
 }
+
+namespace {
+// An 8N1 character of `data` from `start`, `bit` apart, its stop bit `stop`.
+serial_char frame_at(std::uint64_t start, std::uint64_t bit, std::uint8_t data, bool stop) {
+    serial_char c;
+    c.bits = 10;
+    c.data_bits = 8;
+    c.parity = false;
+    c.stop_bits = 1;
+    c.data = data;
+    c.levels = static_cast<std::uint16_t>((data << 1) | (stop ? 1u << 9 : 0));
+    for (unsigned k = 0; k <= c.bits; ++k)
+        c.edge[k] = ps(start + k * bit);
+    return c;
+}
+} // namespace
+
+// A character sent with its stop bit low (a framing error on purpose) leaves the line low for its
+// stop bit only: the reader writes the rise back to the level between characters at its end, as the
+// pin shows it, whether a gap or another character follows, and the level between characters is the
+// last one reported (a break's low).
+TEST(VcdLineReader, AStopBitSentLowRisesAtTheCharactersEnd) {
+    UARTVP_SIM_TEST();
+    const std::uint64_t bit = 8'680'556; // 115200 baud, in ps
+    traffic t;
+    std::uint64_t at = 10'000'000;
+    const std::pair<std::uint8_t, bool> chars[] = {{0x41, true},  {0x00, false}, {0x42, true},
+                                                   {0x7E, false}, {0x10, false}, {0x43, true}};
+    for (std::size_t i = 0; i < std::size(chars); ++i) {
+        const serial_char c = frame_at(at, bit, chars[i].first, chars[i].second);
+        t.reports.push_back({c.edge[0], true, c, SC_ZERO_TIME, true});
+        at = c.end().value() + (i == 3 ? 0 : 3 * bit); // the fifth back to back with the fourth
+    }
+    // Then a break, a character inside it (its end goes back to the break's low), and idle again.
+    const std::uint64_t brk = at;
+    t.reports.push_back({ps(brk), false, {}, ps(brk), false});
+    const serial_char in_break = frame_at(brk + 20 * bit, bit, 0x55, true);
+    t.reports.push_back({in_break.edge[0], true, in_break, SC_ZERO_TIME, true});
+    const std::uint64_t idle = in_break.end().value() + 5 * bit;
+    t.reports.push_back({ps(idle), false, {}, ps(idle), true});
+    t.end = ps(idle + 10 * bit);
+    // The pin: every bit's level, and the level between characters after each one.
+    bool between = true;
+    auto drive = [&](const sc_time& when, bool l) {
+        const bool before = t.pin.empty() ? true : t.pin.back().level;
+        if (l != before) t.pin.push_back({when, l});
+    };
+    for (const auto& r : t.reports) {
+        if (!r.is_char) {
+            between = r.level;
+            drive(r.level_at, r.level);
+            continue;
+        }
+        for (unsigned k = 0; k < r.c.bits; ++k)
+            drive(r.c.edge[k], r.c.level(k));
+        drive(r.c.end(), between);
+    }
+    char dir[] = "/tmp/uartvp-vcd-stop-XXXXXX";
+    const std::string d = mkdtemp(dir);
+    vcd_line_reader reader;
+    sender s("s", t, reader);
+    vcd_writer pin_vcd("pin_vcd", d + "/pin.vcd"), rep_vcd("rep_vcd", d + "/rep.vcd");
+    pin_vcd.add(s.pin, "lines.rxd");
+    reader.add_to(rep_vcd, "lines.rxd");
+    sc_start(t.end);
+    ASSERT_TRUE(pin_vcd.close() && rep_vcd.close());
+    const std::string a = slurp(d + "/pin.vcd"), b = slurp(d + "/rep.vcd");
+    EXPECT_EQ(a, b) << "the reader's line differs from the pin's";
+    for (const char* f : {"/pin.vcd", "/rep.vcd"})
+        std::remove((d + f).c_str());
+    rmdir(d.c_str());
+}

@@ -165,6 +165,7 @@ private:
     std::deque<std::pair<sc_core::sc_time, bool>> m_edges; // given, not yet in the past
     bool m_base;                                           // the level before them
     bool m_initial = m_base;
+    bool m_between = m_base; // the line's level between characters: the last level reported
 };
 
 } // namespace uartvp
