@@ -13,6 +13,7 @@
 
 #include <uartvp/cycle_clock.h>
 #include <uartvp/pl011.h>
+#include <uartvp/read_promise.h>
 
 #include "pl011_core.h"
 
@@ -32,6 +33,23 @@ constexpr std::uint32_t CTS = 1 << 0, DSR = 1 << 1, DCD = 1 << 2, BUSY = 1 << 3,
 namespace irq {
 constexpr std::uint32_t RI = 1 << 0, CTS = 1 << 1, DCD = 1 << 2, DSR = 1 << 3, RX = 1 << 4, TX = 1 << 5,
                         RT = 1 << 6, FE = 1 << 7, PE = 1 << 8, BE = 1 << 9, OE = 1 << 10;
+}
+
+// One 32-bit register access through `socket` at `addr`, a read promise `p` asked for if given;
+// `delay` grows by the access's annotation. Returns the value read (a write: the value written).
+template <class socket_t>
+std::uint32_t word_access(socket_t& socket, bool write, std::uint64_t addr, std::uint32_t value,
+                          read_promise* p, sc_core::sc_time& delay) {
+    tlm::tlm_generic_payload tx;
+    tx.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    tx.set_address(addr);
+    tx.set_data_ptr(reinterpret_cast<unsigned char*>(&value));
+    tx.set_data_length(4);
+    tx.set_streaming_width(4);
+    if (p) tx.set_extension(p);
+    socket->b_transport(tx, delay);
+    if (p) tx.clear_extension(p);
+    return value;
 }
 
 struct bus_op {

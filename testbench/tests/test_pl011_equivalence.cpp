@@ -648,16 +648,8 @@ struct reset_bench : sc_module {
         return c;
     }
     std::uint32_t acc(bool w, std::uint64_t a, std::uint32_t v, read_promise* p = nullptr) {
-        tlm::tlm_generic_payload tx;
-        tx.set_command(w ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-        tx.set_address(a);
-        tx.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
-        tx.set_data_length(4);
-        tx.set_streaming_width(4);
-        if (p) tx.set_extension(p);
         sc_time d;
-        sock->b_transport(tx, d);
-        if (p) tx.clear_extension(p);
+        v = word_access(sock, w, a, v, p, d);
         wait(d);
         return v;
     }
@@ -874,16 +866,8 @@ struct rx_side : sc_core::sc_module {
     void on_irq() { irq_edges.push_back(sc_core::sc_time_stamp()); }
     void on_level() { rx_levels.emplace_back(sc_core::sc_time_stamp(), uart.rx_fifo_level.read()); }
     std::uint32_t access(bool w, std::uint32_t off, std::uint32_t v, read_promise* p) {
-        tlm::tlm_generic_payload tx;
-        tx.set_command(w ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-        tx.set_address(off);
-        tx.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
-        tx.set_data_length(4);
-        tx.set_streaming_width(4);
-        if (p) tx.set_extension(p);
         sc_core::sc_time d = sc_core::SC_ZERO_TIME;
-        sock->b_transport(tx, d);
-        if (p) tx.clear_extension(p);
+        v = word_access(sock, w, off, v, p, d);
         done.push_back(sc_core::sc_time_stamp() + d);
         return v;
     }
