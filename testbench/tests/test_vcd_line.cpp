@@ -6,8 +6,8 @@
 // reported character.
 #define SC_INCLUDE_DYNAMIC_PROCESSES // sc_spawn
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -28,6 +28,19 @@ using namespace sc_core;
 using namespace uartvp;
 
 namespace {
+
+// A directory of a test's own under /tmp, removed with its files when the test ends (a failed
+// assertion's early return included).
+struct scratch_dir {
+    std::string path;
+    explicit scratch_dir(const std::string& what) {
+        std::string t = "/tmp/uartvp-" + what + "-XXXXXX";
+        path = mkdtemp(t.data());
+    }
+    ~scratch_dir() { std::filesystem::remove_all(path); }
+    scratch_dir(const scratch_dir&) = delete;
+    scratch_dir& operator=(const scratch_dir&) = delete;
+};
 
 std::string slurp(const std::string& path) {
     std::ifstream f(path, std::ios::binary);
@@ -189,8 +202,8 @@ TEST(VcdLineReader, ReportedCharactersGiveThePinsFilesByteForByte) {
     std::sort(t.other_at.begin(), t.other_at.end());
     ASSERT_GT(t.cuts, 200u);
     ASSERT_GT(t.breaks, 100u);
-    char dir[] = "/tmp/uartvp-vcd-line-XXXXXX";
-    const std::string d = mkdtemp(dir);
+    const scratch_dir scratch("vcd-line");
+    const std::string& d = scratch.path;
     vcd_line_reader reader;
     sender s("s", t, reader);
     vcd_writer pin_vcd("pin_vcd", d + "/pin.vcd"), rep_vcd("rep_vcd", d + "/rep.vcd");
@@ -213,9 +226,6 @@ TEST(VcdLineReader, ReportedCharactersGiveThePinsFilesByteForByte) {
     const std::string la = slurp(d + "/pin.lines.vcd"), lb = slurp(d + "/rep.lines.vcd");
     EXPECT_GT(la.size(), 10000u);
     EXPECT_TRUE(la == lb) << "NAME.lines.vcd from the reports differs from the pin's";
-    for (const char* f : {"/pin.vcd", "/rep.vcd", "/pin.lines.vcd", "/rep.lines.vcd"})
-        std::remove((d + f).c_str());
-    rmdir(d.c_str());
 }
 
 namespace {
@@ -253,8 +263,8 @@ SC_MODULE(two_writers) {
 // file); a variable given two values at one time keeps them in the order given.
 TEST(VcdWriter, ChangesOfOneTimeStampInTheOrderTheVariablesWereAdded) {
     UARTVP_SIM_TEST();
-    char dir[] = "/tmp/uartvp-vcd-order-XXXXXX";
-    const std::string d = mkdtemp(dir);
+    const scratch_dir scratch("vcd-order");
+    const std::string& d = scratch.path;
     vcd_writer w("w", d + "/o.vcd");
     two_writers m("m", w);
     w.add(m.a, "u.a");
@@ -266,8 +276,6 @@ TEST(VcdWriter, ChangesOfOneTimeStampInTheOrderTheVariablesWereAdded) {
     const std::size_t body = f.find("$end\n#10000\n");
     ASSERT_NE(body, std::string::npos) << f;
     EXPECT_EQ(f.substr(body + 5), "#10000\n1!\n1\"\n#20000\n0!\n0\"\n#30000\n1#\n0#\n#40001\n") << f;
-    std::remove((d + "/o.vcd").c_str());
-    rmdir(d.c_str());
 }
 
 namespace {
@@ -333,8 +341,8 @@ TEST(VcdWriter, TheFileWrittenInTheWritersThreadIsTheOneWrittenWithout) {
     UARTVP_SIM_TEST();
     traffic t = make_traffic(3000, 11);
     std::sort(t.other_at.begin(), t.other_at.end());
-    char dir[] = "/tmp/uartvp-vcd-thread-XXXXXX";
-    const std::string d = mkdtemp(dir);
+    const scratch_dir scratch("vcd-thread");
+    const std::string& d = scratch.path;
     vcd_line_reader reader;
     sender s("s", t, reader);
     spans p("p", 5, t.end);
@@ -362,9 +370,6 @@ TEST(VcdWriter, TheFileWrittenInTheWritersThreadIsTheOneWrittenWithout) {
     const std::string la = slurp(d + "/own.lines.vcd"), lb = slurp(d + "/inline.lines.vcd");
     EXPECT_GT(la.size(), 10000u);
     EXPECT_TRUE(la == lb) << "the lines writer's thread wrote another file";
-    for (const char* f : {"/own.vcd", "/inline.vcd", "/own.lines.vcd", "/inline.lines.vcd"})
-        std::remove((d + f).c_str());
-    rmdir(d.c_str());
 }
 
 namespace {
@@ -412,8 +417,8 @@ SC_MODULE(observed_and_plain) {
 // the one a plain sc_signal with the same writes gives, and the observer runs once per change.
 TEST(VcdWriter, AnObservedSignalGivesThePlainSignalsFile) {
     UARTVP_SIM_TEST();
-    char dir[] = "/tmp/uartvp-vcd-observed-XXXXXX";
-    const std::string d = mkdtemp(dir);
+    const scratch_dir scratch("vcd-observed");
+    const std::string& d = scratch.path;
     observed_and_plain m("m");
     unsigned changes = 0;
     m.observed.on_change([&] { ++changes; });
@@ -435,9 +440,6 @@ TEST(VcdWriter, AnObservedSignalGivesThePlainSignalsFile) {
     EXPECT_TRUE(fa == fb) << "an observed_signal's file differs from the plain signal's";
     EXPECT_GT(plain_changes, 500u);
     EXPECT_EQ(changes, plain_changes);
-    for (const char* f : {"/observed.vcd", "/plain.vcd"})
-        std::remove((d + f).c_str());
-    rmdir(d.c_str());
 }
 
 namespace {
@@ -496,8 +498,8 @@ TEST(VcdLineReader, AStopBitSentLowRisesAtTheCharactersEnd) {
             drive(r.c.edge[k], r.c.level(k));
         drive(r.c.end(), between);
     }
-    char dir[] = "/tmp/uartvp-vcd-stop-XXXXXX";
-    const std::string d = mkdtemp(dir);
+    const scratch_dir scratch("vcd-stop");
+    const std::string& d = scratch.path;
     vcd_line_reader reader;
     sender s("s", t, reader);
     vcd_writer pin_vcd("pin_vcd", d + "/pin.vcd"), rep_vcd("rep_vcd", d + "/rep.vcd");
@@ -507,7 +509,4 @@ TEST(VcdLineReader, AStopBitSentLowRisesAtTheCharactersEnd) {
     ASSERT_TRUE(pin_vcd.close() && rep_vcd.close());
     const std::string a = slurp(d + "/pin.vcd"), b = slurp(d + "/rep.vcd");
     EXPECT_EQ(a, b) << "the reader's line differs from the pin's";
-    for (const char* f : {"/pin.vcd", "/rep.vcd"})
-        std::remove((d + f).c_str());
-    rmdir(d.c_str());
 }
