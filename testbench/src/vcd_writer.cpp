@@ -58,9 +58,9 @@ public:
     // Everything queued is applied; the writer is the caller's again.
     void finish() {
         if (!m_thread.joinable()) return;
-        hand_over();
         {
             std::lock_guard<std::mutex> lk(m_mu);
+            if (!m_batch->empty()) m_full.push_back(std::move(m_batch));
             m_stop = true;
         }
         m_work.notify_one();
@@ -283,14 +283,9 @@ void vcd_writer::apply(const op& o) {
             add_change(tick, o.a, *m_vars[o.var], o.b, o.now);
         break;
     }
-    case op::change: {
-        const std::uint64_t tick = tick_of(o.now);
-        if (m_held.empty() && m_holds.empty())
-            put(tick, o.now, *m_vars[o.var], o.b);
-        else
-            add_change(tick, o.now, *m_vars[o.var], o.b, o.now);
+    case op::change:
+        add_change(tick_of(o.now), o.now, *m_vars[o.var], o.b, o.now);
         break;
-    }
     case op::hold:
         m_holds[o.a] = o.b;
         m_hold_min = std::min(m_hold_min, o.b);
@@ -320,7 +315,7 @@ void vcd_writer::apply(const op& o) {
 }
 
 void vcd_writer::withdraw(std::size_t var, const sc_core::sc_time& from) {
-    m_vars.at(var);
+    m_vars.at(var); // std::out_of_range for a variable never added: here, not in the writer's thread
     submit(
         {simcontext()->time_stamp().value(), from.value(), 0, static_cast<std::uint32_t>(var), op::withdraw});
 }
@@ -338,7 +333,7 @@ std::uint64_t vcd_writer::hold(const sc_core::sc_time& from) {
 }
 
 void vcd_writer::write_at(std::size_t var, const sc_core::sc_time& at, std::uint64_t value) {
-    m_vars.at(var);
+    m_vars.at(var); // as in withdraw()
     submit(
         {simcontext()->time_stamp().value(), at.value(), value, static_cast<std::uint32_t>(var), op::write});
 }
