@@ -150,18 +150,18 @@ struct outcome {
     std::string unsteady;     // empty, or which round differed from the first in its simulated results
 };
 
-std::vector<double> walls(const outcome& o) {
+// One figure of every run, in round order: column(o, &sample::wall).
+std::vector<double> column(const outcome& o, double sample::*figure) {
     std::vector<double> v;
     for (const sample& s : o.runs)
-        v.push_back(s.wall);
+        v.push_back(s.*figure);
     return v;
 }
-
-std::vector<double> cpus(const outcome& o) {
-    std::vector<double> v;
-    for (const sample& s : o.runs)
-        v.push_back(s.cpu);
-    return v;
+double lowest(const std::vector<double>& v) {
+    return *std::min_element(v.begin(), v.end());
+}
+double highest(const std::vector<double>& v) {
+    return *std::max_element(v.begin(), v.end());
 }
 
 std::size_t g_child_runs = 0;
@@ -192,8 +192,8 @@ std::vector<outcome> alternate(const std::vector<workload>& ws) {
         std::sort(order.begin(), order.end(),
                   [&](std::size_t a, std::size_t b) { return o.runs[a].wall < o.runs[b].wall; });
         o.r = o.runs[order[(order.size() - 1) / 2]].r;
-        o.wall = median(walls(o));
-        o.cpu = median(cpus(o));
+        o.wall = median(column(o, &sample::wall));
+        o.cpu = median(column(o, &sample::cpu));
         for (std::size_t i = 0; i < o.runs.size(); ++i) {
             o.peak_mb = std::max(o.peak_mb, o.runs[i].peak_mb);
             const std::string d = first_difference(o.runs[0].r, o.runs[i].r);
@@ -279,11 +279,11 @@ struct ratio {
 void per_round(ratio& q, const std::vector<double>& w, const std::vector<double>& c) {
     q.rounds = w.size();
     q.wall = median(w);
-    q.wall_min = *std::min_element(w.begin(), w.end());
-    q.wall_max = *std::max_element(w.begin(), w.end());
+    q.wall_min = lowest(w);
+    q.wall_max = highest(w);
     q.cpu = median(c);
-    q.cpu_min = *std::min_element(c.begin(), c.end());
-    q.cpu_max = *std::max_element(c.begin(), c.end());
+    q.cpu_min = lowest(c);
+    q.cpu_max = highest(c);
 }
 
 // other / base; the runs of each round must give the same console output and reads.
@@ -306,16 +306,15 @@ ratio pair_ratio(const std::string& name, const outcome& base, const outcome& ot
     }
     per_round(q, w, c);
     if (q.base_runs != q.other_runs) {
-        const std::vector<double> aw = walls(base), bw = walls(other), ac = cpus(base), bc = cpus(other);
-        auto lo = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
-        auto hi = [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); };
+        const std::vector<double> aw = column(base, &sample::wall), bw = column(other, &sample::wall),
+                                  ac = column(base, &sample::cpu), bc = column(other, &sample::cpu);
         q.per_round = false;
         q.wall = other.wall / base.wall;
-        q.wall_min = lo(bw) / hi(aw);
-        q.wall_max = hi(bw) / lo(aw);
+        q.wall_min = lowest(bw) / highest(aw);
+        q.wall_max = highest(bw) / lowest(aw);
         q.cpu = other.cpu / base.cpu;
-        q.cpu_min = lo(bc) / hi(ac);
-        q.cpu_max = hi(bc) / lo(ac);
+        q.cpu_min = lowest(bc) / highest(ac);
+        q.cpu_max = highest(bc) / lowest(ac);
     }
     return q;
 }
@@ -460,14 +459,14 @@ int main(int argc, char** argv) {
         j["bench_mode"] = o->w.mode;
         j["peak_rss_mb"] = o->peak_mb;
         if (o->rtl_share >= 0) j["rtl_share"] = o->rtl_share;
-        const std::vector<double> w = walls(*o);
+        const std::vector<double> w = column(*o, &sample::wall);
         j["rounds"] = o->runs.size();
         j["wall_s_median"] = o->wall;
-        j["wall_s_min"] = *std::min_element(w.begin(), w.end());
-        j["wall_s_max"] = *std::max_element(w.begin(), w.end());
+        j["wall_s_min"] = lowest(w);
+        j["wall_s_max"] = highest(w);
         j["wall_s_rounds"] = w;
         j["cpu_s_median"] = o->cpu;
-        j["cpu_s_rounds"] = cpus(*o);
+        j["cpu_s_rounds"] = column(*o, &sample::cpu);
         j["rounds_identical"] = o->unsteady.empty();
         all.push_back(j);
     }
