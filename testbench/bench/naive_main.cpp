@@ -15,8 +15,8 @@
 #include <uartvp/line_monitor.h>
 #include <uartvp/scoreboard.h>
 
-#include "bootlog.h"
-#include "pl011.h"
+#include "workloads/bootlog.h"
+#include <uartvp/sw/pl011.h>
 
 using namespace sc_core;
 

@@ -1,0 +1,700 @@
+// uartvp: runs co-verification scenarios of serial-console driver routines against UART models.
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <dirent.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <uartvp/cpu/core.h>
+
+#include "cli/jobs.h"
+#include "cli/line_header.h"
+#include "cli/outputs.h"
+#include "cli/payload.h"
+#include "plugins/plugins.h"
+#include "cli/progress.h"
+#include "scenarios/scenario.h"
+#include "cli/stop.h"
+#include "cli/sweep.h"
+#include "cli/terminal.h"
+#include "cli/timeline.h"
+#include "cli/version.h"
+#include "cli/waves.h"
+
+using namespace uartvp;
+using namespace uartvp::program;
+
+namespace {
+
+// Exit codes (README, --help).
+constexpr int exit_ok = 0, exit_difference = 1, exit_usage = 2, exit_internal = 3;
+
+const char* exit_codes_text = "Exit codes: 0 ran, and the scoreboard found what the scenario expected; "
+                              "1 ran, and the scoreboard found a difference the scenario did not expect; "
+                              "2 bad usage or input (nothing was run, no output left behind); "
+                              "3 internal error (also: an output or standard output could not be written). "
+                              "Stopped by SIGINT, SIGTERM or SIGHUP: no output left behind, ended by that "
+                              "signal (status 128 + its number).";
+
+// Standard output could not be written (a closed pipe, a full disk): exit 3, the results are not whole.
+struct stdout_error : std::runtime_error {
+    explicit stdout_error(int err)
+        : std::runtime_error(std::string("cannot write standard output: ") + std::strerror(err)) {}
+};
+
+// Writes all of `text` to `f` now. A failure on standard output is an error; on standard error there is
+// nowhere left to say so.
+void emit(std::FILE* f, const std::string& text) {
+    errno = 0;
+    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
+    if (!ok && f == stdout) throw stdout_error(errno ? errno : EIO);
+}
+
+// The --json output: a file (written under a temporary name, put in place by outputs::commit()) or,
+// for "-", standard output.
+class json_output {
+public:
+    explicit json_output(std::string path)
+        : m_path(std::move(path)) {}
+    bool to_stdout() const { return m_path == "-"; }
+    void write(const std::string& text) {
+        if (m_path.empty()) return;
+        if (to_stdout()) return emit(stdout, text);
+        const std::string tmp = outputs::temporary(m_path);
+        std::ofstream f(tmp);
+        f << text;
+        f.close();
+        if (!f) throw std::runtime_error("cannot write " + shown(m_path));
+    }
+
+private:
+    std::string m_path;
+};
+
+struct run_options {
+    std::string scenario, variant, profile, payload_file, json;
+    std::string payload_bytes; // as given: checked by payload_bytes_value()
+    bool payload_bytes_given = false;
+    std::vector<std::string> sets;
+    std::string mode = "fast";
+    std::string vcd;
+    bool vcd_rtl = false;
+    bool fst = false;  // --fst: NAME.fst instead of NAME.vcd
+    std::string trace; // --trace FILE.json
+    bool expect_loss = false;
+    std::vector<std::string> plugins; // --plugin FILE, in order
+    std::string terminal, duration;   // run --terminal, --duration (terminal.h)
+    bool duration_given = false;
+    std::string variants, jobs; // compare --variants a,b and -j N
+    bool progress = false, quiet = false;
+};
+
+// compare --variants: the scenario's variants named, in the order given, each once.
+std::vector<std::string> chosen_variants(const scenario_def& s, const std::string& list) {
+    if (list.empty()) return {};
+    std::vector<std::string> out;
+    for (const std::string& v : split_list(list, "--variants")) {
+        if (std::none_of(s.variants.begin(), s.variants.end(), [&](const named& n) { return n.name == v; }))
+            throw usage_error("--variants: unknown variant '" + shown(v) + "' of " + s.name +
+                              " (see 'uartvp list')");
+        if (std::find(out.begin(), out.end(), v) != out.end())
+            throw usage_error("--variants: " + shown(v) + " listed twice");
+        out.push_back(v);
+    }
+    return out;
+}
+
+// A path as the file it names: the real directory, then the name (the file need not exist yet).
+std::string same_file_key(const std::string& p) {
+    const auto slash = p.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : p.substr(0, slash);
+    char* real = realpath(dir.c_str(), nullptr);
+    const std::string key = std::string(real ? real : dir.c_str()) + "/" + p.substr(slash + 1);
+    std::free(real);
+    return key;
+}
+
+// Outputs must be files of their own: not a directory, not the payload, not each other.
+void check_outputs(const run_options& o) {
+    std::vector<std::pair<std::string, std::string>> files; // (what, path)
+    if (!o.payload_file.empty()) files.emplace_back("--payload", o.payload_file);
+    if (!o.json.empty() && o.json != "-") {
+        if (const std::string why = outputs::path_problem(o.json, "--json " + shown(o.json)); !why.empty())
+            throw usage_error(why);
+        files.emplace_back("--json", o.json);
+    }
+    if (!o.vcd.empty())
+        for (const std::string& f : waves_outputs(o.vcd, o.fst))
+            files.emplace_back("--vcd", f);
+    if (!o.trace.empty()) files.emplace_back("--trace", o.trace);
+    for (std::size_t i = 0; i < files.size(); ++i)
+        for (std::size_t k = i + 1; k < files.size(); ++k)
+            if (same_file_key(files[i].second) == same_file_key(files[k].second))
+                throw usage_error(files[i].first + " and " + files[k].first + " name the same file " +
+                                  shown(files[k].second));
+}
+
+// --payload-bytes N: a whole number from 1 to 2^30; 0 when not given.
+std::size_t payload_bytes_value(const run_options& o) {
+    const std::string& v = o.payload_bytes;
+    if (!o.payload_bytes_given) return 0;
+    if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos)
+        throw usage_error("--payload-bytes " + shown(v) + ": not a whole number");
+    constexpr std::size_t max = std::size_t{1} << 30;
+    const std::size_t digits = v.size() - std::min(v.find_first_not_of('0'), v.size());
+    const std::size_t n = digits > 10 ? max + 1 : std::stoull(v);
+    if (n < 1 || n > max)
+        throw usage_error("--payload-bytes " + shown(v) + ": not in range 1 to " + std::to_string(max) +
+                          " (2^30)");
+    return n;
+}
+
+run_request make_request(const run_options& o, bool need_variant) {
+    const scenario_def* s = find_scenario(o.scenario);
+    if (!s) throw usage_error("unknown scenario '" + shown(o.scenario) + "' (see 'uartvp list')");
+    if (o.mode != "fast" && o.mode != "reference")
+        throw usage_error("--mode " + shown(o.mode) + ": expected fast or reference");
+    run_request rq;
+    rq.scenario = s->name;
+    rq.variant = o.variant.empty() ? s->variants.front().name : o.variant;
+    if (need_variant) {
+        bool found = false;
+        for (const named& v : s->variants)
+            found |= v.name == rq.variant;
+        if (!found)
+            throw usage_error("unknown variant '" + shown(rq.variant) + "' of " + s->name +
+                              " (see 'uartvp list')");
+    }
+    rq.profile = o.profile.empty() ? s->default_profile : o.profile;
+    const profile_def* prof = nullptr;
+    for (const profile_def& p : s->profiles)
+        if (p.name == rq.profile) prof = &p;
+    if (!prof)
+        throw usage_error("unknown profile '" + shown(rq.profile) + "' of " + s->name +
+                          " (see 'uartvp list')");
+    if (need_variant && s->variant_refusal)
+        if (auto why = s->variant_refusal(rq.variant, rq.profile))
+            throw usage_error(rq.variant + " on profile " + rq.profile + ": " + *why);
+    prof->apply(rq.p);
+    std::set<std::string> given;
+    for (const std::string& kv : o.sets) {
+        const auto eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0)
+            throw usage_error("--set " + shown(kv) + ": expected KEY=VALUE");
+        const std::string key = kv.substr(0, eq);
+        if (auto err = rq.p.set(key, kv.substr(eq + 1))) throw usage_error(*err);
+        // Checked after the key itself: an unknown key is named as such.
+        if (!given.insert(key).second) throw usage_error("--set " + shown(key) + " given twice");
+    }
+    if (auto err = rq.p.check()) throw usage_error(*err);
+    if (s->check_variants) { // run: the variant asked for; compare: every variant
+        std::vector<std::string> vs;
+        const std::vector<std::string> chosen = chosen_variants(*s, o.variants);
+        for (const named& v : s->variants)
+            if (need_variant
+                    ? v.name == rq.variant
+                    : chosen.empty() || std::find(chosen.begin(), chosen.end(), v.name) != chosen.end())
+                vs.push_back(v.name);
+        if (auto err = s->check_variants(vs, rq.p)) throw usage_error(*err);
+    }
+    rq.p.reference = o.mode == "reference";
+    const std::size_t bytes = payload_bytes_value(o);
+    if (!o.payload_file.empty()) {
+        rq.payload = file_payload(o.payload_file);
+        rq.payload_source = o.payload_file;
+    } else if (!bytes && s->default_payload_bytes == 0) { // the profile's own calibrated workload
+        rq.payload_source = "calibrated:" + rq.profile;
+    } else {
+        const std::size_t n = bytes ? bytes : s->default_payload_bytes;
+        rq.payload = generated_payload(n);
+        rq.payload_source = "generated:" + std::to_string(n);
+    }
+    if (need_variant && rq.payload) { // run: the share of the payload read, for its progress
+        struct stat st {};
+        const std::uint64_t total = !o.payload_file.empty()
+                                        ? (stat(o.payload_file.c_str(), &st) == 0 ? st.st_size : 0)
+                                        : (bytes ? bytes : s->default_payload_bytes);
+        rq.payload = progress::counted(rq.payload, total);
+    }
+    rq.expect_loss = o.expect_loss;
+    if (o.fst) {
+        if (o.vcd.empty())
+            throw usage_error("--fst goes with --vcd DIR/NAME.vcd (it writes NAME.fst instead)");
+        if (const std::string why = fst_problem(); !why.empty()) throw usage_error(why);
+        rq.fst = true;
+    }
+    if (!o.vcd.empty()) {
+        if (const std::string why = waves_path_problem(o.vcd, o.fst); !why.empty()) throw usage_error(why);
+        rq.vcd = o.vcd;
+    }
+    if (!o.trace.empty()) {
+        if (const std::string why = trace_path_problem(o.trace); !why.empty()) throw usage_error(why);
+        rq.trace = o.trace;
+    }
+    if (o.vcd_rtl) {
+        if (o.vcd.empty())
+            throw usage_error("--vcd-rtl goes with --vcd DIR/NAME.vcd (it writes NAME.rtl.vcd)");
+        if (!s->has_rtl) throw usage_error("--vcd-rtl: " + s->name + " has no RTL model");
+        rq.vcd_rtl = true;
+    }
+    apply_terminal_options(*s, rq, o.terminal, o.duration, o.duration_given,
+                           !o.payload_file.empty() || o.payload_bytes_given);
+    if (rq.terminal == "stdio" && o.json == "-")
+        throw usage_error("--terminal stdio and --json - both want standard output");
+    check_outputs(o);
+    return rq;
+}
+
+std::string summary(const run_result& r) {
+    std::string out = fmt::format("{} / {} / {}  ({} console writes, {})\n", r.scenario, r.variant, r.profile,
+                                  r.payload_lines, r.payload_source);
+    if (const std::string line = line_header(r.params); !line.empty()) out += "  " + line;
+    auto row = [&out](const char* k, const std::string& v) { out += fmt::format("  {:<22} {}\n", k, v); };
+    row("sim time", fmt::format("{:.3f} ms", r.sim_time_ns / 1e6));
+    row("line idle at", fmt::format("{:.3f} ms", r.line_idle_ns / 1e6));
+    row("bytes written", std::to_string(r.bytes_written));
+    row("bytes on line", std::to_string(r.bytes_on_line));
+    row("lost / corrupted", fmt::format("{} / {}", r.lost_bytes, r.corrupted_bytes));
+    row("duplicated / extra", fmt::format("{} / {}", r.duplicated_bytes, r.extra_bytes));
+    row("mmio reads / writes", fmt::format("{} / {}", r.mmio_reads, r.mmio_writes));
+    row("reads per byte",
+        fmt::format("{:.3f}", r.bytes_written ? double(r.mmio_reads) / r.bytes_written : 0.0));
+    row("polls (cpu_relax)", std::to_string(r.polls));
+    row("irq off max", fmt::format("{:.3f} us", r.irq_off_max_ns / 1e3));
+    row("tx fifo max", std::to_string(r.tx_fifo_max));
+    row("wall", fmt::format("{:.3f} s", r.wall_s));
+    if (!r.first_difference.is_null())
+        row("first difference",
+            fmt::format("{} at byte {} ({:.3f} ms)", r.first_difference["kind"].get<std::string>(),
+                        r.first_difference["expected_index"].get<std::uint64_t>(),
+                        r.first_difference["time_ns"].get<double>() / 1e6));
+    row("outcome", r.interactive     ? "interactive"
+                   : r.clean()       ? "clean"
+                   : r.as_expected() ? "loss, as expected"
+                                     : "DIFFERENCE");
+    return out;
+}
+
+int cmd_run(const run_options& o) {
+    const run_request rq = make_request(o, true);
+    stop::check();
+    json_output json(o.json);
+    emit(stderr, waves_size_warning(rq));
+    const run_result r = find_scenario(rq.scenario)->run(rq);
+    // With --json - standard output carries the JSON alone, with --terminal stdio the console.
+    std::FILE* text = json.to_stdout() || rq.terminal == "stdio" ? stderr : stdout;
+    std::string out = summary(r);
+    if (const scenario_def& s = *find_scenario(rq.scenario); s.summary_rows)
+        for (const auto& [k, v] : s.summary_rows(r))
+            out += fmt::format("  {:<22} {}\n", k, v);
+    if (!rq.vcd.empty()) {
+        const std::string stem = rq.vcd.substr(0, rq.vcd.size() - 4);
+        out += fmt::format("  {:<22} {}, {}.gtkw, {}.lines.vcd{}\n", "waves", rq.fst ? stem + ".fst" : rq.vcd,
+                           stem, stem, rq.vcd_rtl ? ", " + stem + ".rtl.vcd" : std::string());
+        out += fmt::format("  {:<22} gtkwave {}.gtkw\n", "open with", stem);
+    }
+    if (!rq.trace.empty())
+        out += fmt::format("  {:<22} {} (Perfetto, chrome://tracing, speedscope)\n", "timeline", rq.trace);
+    emit(text, out);
+    json.write(r.to_json().dump(2) + "\n");
+    outputs::commit();
+    return r.as_expected() ? exit_ok : exit_difference;
+}
+
+// Runs the variants (every one, or --variants') in child processes of their own (SystemC simulates once
+// per process), -j at once; each row is printed as soon as it and every earlier one is done.
+int cmd_compare(const run_options& o, const std::string& self) {
+    (void)make_request(o, false); // check everything before running anything
+    stop::check();
+    const scenario_def& s = *find_scenario(o.scenario);
+    std::vector<std::string> names = chosen_variants(s, o.variants);
+    if (names.empty())
+        for (const named& v : s.variants)
+            names.push_back(v.name);
+    // Variants without a meaning on this profile: not run, one line each after the table.
+    std::string skipped;
+    if (s.variant_refusal) {
+        const std::string profile = o.profile.empty() ? s.default_profile : o.profile;
+        std::vector<std::string> kept;
+        for (const std::string& v : names)
+            if (auto why = s.variant_refusal(v, profile))
+                skipped += "skipped " + v + ": " + *why + "\n";
+            else
+                kept.push_back(v);
+        if (kept.empty())
+            throw usage_error("--variants: none has a meaning on profile " + profile + " (" +
+                              skipped.substr(0, skipped.size() - 1) + ")");
+        names = kept;
+    }
+    json_output json(o.json);
+    // With --json - standard output carries the JSON alone.
+    std::FILE* text = json.to_stdout() ? stderr : stdout;
+    struct row {
+        nlohmann::json r;
+        double peak_mb;
+        int status;
+    };
+    std::vector<row> rows;
+    int worst = exit_ok;
+    std::size_t vw = 17; // the variant column fits the longest name
+    for (const std::string& v : names)
+        vw = std::max(vw, v.size());
+    std::string printed; // what the table streamed so far
+    auto table_of = [&](const std::vector<row>& rs) {
+        const nlohmann::json& base = rs.front().r;
+        if (s.compare_table) { // the scenario's own table
+            std::vector<nlohmann::json> runs;
+            for (const row& w : rs)
+                runs.push_back(w.r);
+            std::string t = s.compare_table(runs);
+            const auto nl = t.find('\n');
+            return t.insert(nl == std::string::npos ? t.size() : nl + 1, line_header(base["params"]));
+        }
+        std::string table =
+            fmt::format("{} on profile {} ({} console writes, {} bytes written)\n", s.name,
+                        base["profile"].get<std::string>(), base["payload_lines"].get<std::uint64_t>(),
+                        base["bytes_written"].get<std::uint64_t>()) +
+            line_header(base["params"]);
+        table +=
+            fmt::format("{:<{}} {:>12} {:>7} {:>11} {:>10} {:>10} {:>10} {:>8} {:>6} {:>11} {:>8} {:>8}\n",
+                        "variant", vw, "sim ms", "ratio", "delta ms", "reads", "reads/B", "writes", "polls",
+                        "fifo", "irqoff us", "lost", "wall s");
+        for (const row& w : rs) {
+            const nlohmann::json& r = w.r;
+            const double t = r["sim_time_ns"].get<double>(), t0 = base["sim_time_ns"].get<double>();
+            const double bw = std::max<double>(1, r["bytes_written"].get<double>());
+            table += fmt::format(
+                "{:<{}} {:>12.3f} {:>7.3f} {:>+11.3f} {:>10} {:>10.3f} {:>10} {:>8} {:>6} {:>11.3f} {:>8} "
+                "{:>8.2f}\n",
+                r["variant"].get<std::string>(), vw, t / 1e6, t0 > 0 ? t / t0 : 0.0, (t - t0) / 1e6,
+                r["mmio_reads"].get<std::uint64_t>(), r["mmio_reads"].get<double>() / bw,
+                r["mmio_writes"].get<std::uint64_t>(), r["polls"].get<std::uint64_t>(),
+                r["tx_fifo_max"].get<unsigned>(), r["irq_off_max_ns"].get<double>() / 1e3,
+                r["lost_bytes"].get<std::uint64_t>(), r["wall_s"].get<double>());
+        }
+        return table;
+    };
+    {
+        const jobs::scratch_dir dir("/tmp/uartvp-compare-");
+        std::vector<std::vector<std::string>> argvs;
+        for (const std::string& v : names) {
+            const std::string out = dir.path() + "/" + v + ".json";
+            std::vector<std::string> args{self, "run", s.name, "--variant", v, "--json", out, "--quiet"};
+            if (!o.profile.empty()) args.insert(args.end(), {"--profile", o.profile});
+            if (!o.payload_file.empty()) args.insert(args.end(), {"--payload", o.payload_file});
+            if (o.payload_bytes_given) args.insert(args.end(), {"--payload-bytes", o.payload_bytes});
+            for (const std::string& kv : o.sets)
+                args.insert(args.end(), {"--set", kv});
+            args.insert(args.end(), {"--mode", o.mode});
+            for (const std::string& f : o.plugins)
+                args.insert(args.end(), {"--plugin", f});
+            if (o.expect_loss) args.push_back("--expect-loss");
+            argvs.push_back(args);
+        }
+        const unsigned parallel = o.jobs.empty() ? jobs::default_parallel() : jobs::parse_parallel(o.jobs);
+        jobs::run_all(
+            argvs, parallel,
+            [&](std::size_t i, const jobs::outcome& oc) {
+                const std::string& v = names[i];
+                const int status = oc.status;
+                if (WIFSIGNALED(status))
+                    throw std::runtime_error("variant " + v + " was ended by signal " +
+                                             std::to_string(WTERMSIG(status)));
+                const int code = WIFEXITED(status) ? WEXITSTATUS(status) : exit_internal;
+                if (code != exit_ok && code != exit_difference)
+                    throw std::runtime_error("variant " + v + " failed with exit code " +
+                                             std::to_string(code));
+                std::ifstream f(dir.path() + "/" + v + ".json");
+                nlohmann::json r;
+                if (f) f >> r;
+                worst = std::max(worst, code);
+                rows.push_back({r, oc.peak_mb, code});
+                // Stream what the table has gained; a table that changed above its new rows waits for the
+                // end.
+                const std::string t = table_of(rows);
+                if (t.compare(0, printed.size(), printed) == 0) {
+                    const std::string more = t.substr(printed.size());
+                    progress::print(text, more);
+                    if (text == stdout && std::ferror(stdout)) throw stdout_error(errno ? errno : EIO);
+                    printed = t;
+                }
+            },
+            [&](std::size_t done) {
+                progress::status(fmt::format("compare: {}/{} variants done", done, names.size()));
+            });
+        progress::clear();
+    }
+    const nlohmann::json& base = rows.front().r;
+    std::string table = table_of(rows);
+    nlohmann::json all = nlohmann::json::array();
+    for (const row& w : rows) {
+        nlohmann::json j = w.r;
+        j["peak_rss_mb"] = w.peak_mb;
+        all.push_back(j);
+    }
+    // Console output rate beside the seed's figure, for scenarios that have one.
+    if (std::any_of(rows.begin(), rows.end(), [](const row& w) { return w.r.contains("seed_kbps"); })) {
+        table +=
+            fmt::format("{:<{}} {:>10} {:>10} {:>10}\n", "variant", vw + 1, "KB/s", "seed KB/s", "ratio");
+        const double k0 = base.value("throughput_kbps", 0.0);
+        for (const row& w : rows)
+            table += fmt::format(
+                "{:<{}} {:>10.3f} {:>10} {:>10.3f}\n", w.r["variant"].get<std::string>(), vw + 1,
+                w.r.value("throughput_kbps", 0.0),
+                w.r.contains("seed_kbps") ? fmt::format("{:.1f}", w.r["seed_kbps"].get<double>()) : "-",
+                k0 > 0 ? w.r.value("throughput_kbps", 0.0) / k0 : 0.0);
+    }
+    // What the rows did not show yet (all of it, should the table have changed above them).
+    table += skipped;
+    if (table.compare(0, printed.size(), printed) == 0)
+        emit(text, table.substr(printed.size()));
+    else
+        emit(text, table);
+    json.write(nlohmann::json{{"schema_version", json_schema_version}, {"runs", all}}.dump(2) + "\n");
+    outputs::commit();
+    return worst;
+}
+
+std::string list_text() {
+    std::string out;
+    for (const scenario_def& s : scenarios()) {
+        out += fmt::format("{}\n  {}\n  variants:\n", s.name, s.description);
+        for (const named& v : s.variants)
+            out += fmt::format("    {:<14} {}\n", v.name, v.description);
+        out += "  profiles:\n";
+        for (const profile_def& p : s.profiles)
+            out += fmt::format("    {:<14} {}{}\n", p.name, p.description,
+                               p.name == s.default_profile ? " (default)" : "");
+    }
+    out += "--set keys:\n";
+    for (const auto& [k, d] : params::keys())
+        out += fmt::format("    {:<18} {}\n", k, d);
+    return out;
+}
+
+// CLI11's own messages quote what was given: each long word cut as shown() cuts a value.
+std::string shorten_words(const std::string& msg) {
+    std::string out;
+    std::size_t i = 0;
+    while (i < msg.size()) {
+        const std::size_t end = std::min(msg.find(' ', i), msg.size());
+        out += shown(std::string_view(msg).substr(i, end - i));
+        if (end < msg.size()) out += ' ';
+        i = end + 1;
+    }
+    return out;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    stop::ignore_write_signals();
+    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+    // sc_stop() reports "Simulation stopped by user." as info: not for the user's terminal.
+    sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+    CLI::App app{"uartvp " UARTVP_VERSION ": co-verify serial-console driver routines against UART models.\n"
+                 "A run prints a summary table and can write its results as JSON."};
+    app.footer(exit_codes_text);
+    app.set_version_flag("--version", "uartvp " UARTVP_VERSION);
+    app.require_subcommand(1);
+
+    run_options o;
+    auto add_progress_flags = [&](CLI::App* c) {
+        auto* pr = c->add_flag("--progress", o.progress,
+                               "show progress on standard error even when it is not a terminal (one line "
+                               "per update)");
+        c->add_flag("--quiet", o.quiet, "no progress on standard error")->excludes(pr);
+    };
+    auto add_common = [&](CLI::App* c, bool with_variant) {
+        c->add_option("scenario", o.scenario, "scenario name (see 'uartvp list')")->required();
+        if (with_variant) c->add_option("--variant", o.variant, "variant (default: the scenario's first)");
+        c->add_option("--profile", o.profile, "timing profile (default: the scenario's)");
+        auto* pf = c->add_option("--payload", o.payload_file,
+                                 "console text: a log file, one console write per line");
+        c->add_option("--payload-bytes", o.payload_bytes,
+                      "generate a boot log of this many bytes (1 to 2^30)")
+            ->excludes(pf)
+            ->each([&o](const std::string&) { o.payload_bytes_given = true; });
+        c->add_option("--plugin", o.plugins, "load a plugin's variants: a shared object (repeatable)");
+        c->add_option("--set", o.sets, "override a parameter, KEY=VALUE (repeatable; see 'uartvp list')");
+        c->add_option(
+            "--json", o.json,
+            "write the results as JSON to this file ('-': standard output, the summary then goes to "
+            "standard error)");
+        c->add_flag("--expect-loss", o.expect_loss,
+                    "the scenario expects lost bytes: they do not fail the run");
+        c->add_option("--mode", o.mode,
+                      "fast (default): polling loops collapsed, idle UART cycles skipped; reference: every "
+                      "poll a transaction, the RTL clocked through every cycle (same results, slower)");
+        add_progress_flags(c);
+    };
+    auto* list = app.add_subcommand("list", "list scenarios with their variants and profiles");
+    list->add_option("--plugin", o.plugins, "load a plugin's variants: a shared object (repeatable)");
+    auto* run = app.add_subcommand("run", "run one scenario variant");
+    add_common(run, true);
+    run->add_option("--vcd", o.vcd,
+                    "write waves: DIR/NAME.vcd (FIFO levels, flags, lines, IRQ, tasks, bus), NAME.gtkw "
+                    "(GTKWave layout) and NAME.lines.vcd (serial lines for sigrok)");
+    run->add_flag("--fst", o.fst,
+                  "with --vcd: the waves as NAME.fst (GTKWave's compressed format) instead of NAME.vcd");
+    run->add_option(
+        "--trace", o.trace,
+        "write the run's timeline to this file in the Trace Event Format (Perfetto, "
+        "chrome://tracing, speedscope): a track per core, IRQs-off windows, polls, console writes");
+    run->add_flag("--vcd-rtl", o.vcd_rtl,
+                  "with --vcd: also NAME.rtl.vcd, the full RTL trace from Verilator (every evaluated edge; "
+                  "every cycle with --mode reference)");
+    run->add_option("--terminal", o.terminal,
+                    "stdio, pty or tcp:PORT: the UART's lines on a host terminal whose input replaces the "
+                    "RX payload (tty-paste --variant echo or read), paced to wall-clock time; no scoreboard");
+    run->add_option("--duration", o.duration, "with --terminal: end after this many simulated seconds")
+        ->each([&o](const std::string&) { o.duration_given = true; });
+    auto* compare = app.add_subcommand("compare", "run every variant, each in its own process, side by side");
+    add_common(compare, false);
+    compare->add_option("-j,--jobs", o.jobs, "run this many variants at once (default: the cores)");
+    compare->add_option("--variants", o.variants,
+                        "the variants to compare, a,b,... (default: all; the first is "
+                        "the baseline)");
+    sweep_options so;
+    std::string sw_variants, sw_profiles, sw_sizes, sw_jobs;
+    auto* sweep =
+        app.add_subcommand("sweep", "run the cross product of variants, profiles, payload sizes and "
+                                    "--set values, one process each, into JSON Lines");
+    sweep->add_option("scenario", so.scenario, "scenario name (see 'uartvp list'; not with --collect)");
+    sweep->add_option("--variants", sw_variants, "variants, a,b,... (default: all)");
+    sweep->add_option("--profile", sw_profiles, "profiles, P,Q,... (default: the scenario's)");
+    auto* sw_pf = sweep->add_option("--payload", so.payload_file, "one console text for every run");
+    sweep->add_option("--payload-bytes", sw_sizes, "generated boot logs of these sizes, N,M,...")
+        ->excludes(sw_pf);
+    sweep->add_option("--set", so.sets, "KEY=A,B,C: a parameter's values (repeatable: the cross product)");
+    sweep->add_option("--mode", so.mode, "fast (default) or reference");
+    sweep->add_option("--plugin", o.plugins, "load a plugin's variants: a shared object (repeatable)");
+    sweep->add_flag("--expect-loss", so.expect_loss, "the scenario expects lost bytes");
+    sweep->add_option("-j,--jobs", sw_jobs, "runs at once (default: the cores)");
+    sweep->add_option("--json", so.json,
+                      "write one JSON object per run and line (JSON Lines) here ('-': "
+                      "standard output)");
+    sweep->add_option("--emit-jobs", so.emit_jobs,
+                      "write the runs as shell commands to FILE instead (one a line), each writing its "
+                      "result into FILE's directory, for GNU parallel or a Slurm array");
+    sweep->add_option("--collect", so.collect, "gather the results of emitted jobs in DIR into --json FILE");
+    add_progress_flags(sweep);
+
+    const std::string first = argc > 1 ? argv[1] : "";
+    if (!first.empty() && first[0] != '-' && first != "list" && first != "run" && first != "compare" &&
+        first != "sweep") {
+        std::cerr << "uartvp: unknown command '" << shown(first)
+                  << "' (commands: list, run, compare, sweep)\n";
+        return exit_usage;
+    }
+    int code = exit_internal;
+    bool helped = false;
+    try {
+        try {
+            app.parse(argc, argv);
+        } catch (const CLI::ParseError& e) {
+            if (e.get_exit_code() != 0) throw usage_error(shorten_words(e.what()) + " (see 'uartvp --help')");
+            code = app.exit(e); // --help, --version
+            helped = true;
+        }
+        // Before anything runs: a plugin that cannot be loaded is bad input.
+        if (!helped) load_plugins(o.plugins);
+        if (helped) {
+            // a subcommand's --help: printed, nothing to run
+        } else if (list->parsed()) {
+            emit(stdout, list_text());
+            code = exit_ok;
+        } else if (run->parsed() || compare->parsed() || sweep->parsed()) {
+            // An interactive run shows no progress: the terminal may be this one.
+            progress::configure(o.quiet || !o.terminal.empty() ? progress::setting::quiet
+                                : o.progress                   ? progress::setting::forced
+                                                               : progress::setting::automatic);
+            // Signals are taken from here on: a stop removes the temporaries and ends the process.
+            stop::install();
+            auto self_path = [] {
+                char self[4096];
+                const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+                if (n <= 0) throw std::runtime_error("cannot find my own executable");
+                self[n] = 0;
+                return std::string(self);
+            };
+            if (run->parsed()) {
+                code = cmd_run(o);
+            } else if (compare->parsed()) {
+                if (!o.jobs.empty()) (void)jobs::parse_parallel(o.jobs);
+                code = cmd_compare(o, self_path());
+            } else {
+                if (so.collect.empty() && so.scenario.empty())
+                    throw usage_error("sweep needs a scenario (or --collect DIR)");
+                if (!so.collect.empty() && !so.scenario.empty())
+                    throw usage_error("sweep --collect DIR takes no scenario: the jobs' manifest names it");
+                if (!sw_variants.empty()) so.variants = split_list(sw_variants, "--variants");
+                if (!sw_profiles.empty()) so.profiles = split_list(sw_profiles, "--profile");
+                if (!sw_sizes.empty()) so.payload_bytes = split_list(sw_sizes, "--payload-bytes");
+                so.parallel = sw_jobs.empty() ? jobs::default_parallel() : jobs::parse_parallel(sw_jobs);
+                for (const std::string& f : o.plugins) { // loaded already: the paths exist
+                    char* real = realpath(f.c_str(), nullptr);
+                    so.plugins.push_back(real ? real : f);
+                    std::free(real);
+                }
+                // Each point as `run` takes it: the same checks, the same messages.
+                const auto check = [&so](const sweep_point& p) {
+                    run_options r;
+                    r.scenario = so.scenario;
+                    r.variant = p.variant;
+                    r.profile = p.profile;
+                    r.payload_file = so.payload_file;
+                    r.payload_bytes = p.payload_bytes;
+                    r.payload_bytes_given = !p.payload_bytes.empty();
+                    for (const auto& [k, v] : p.sets)
+                        r.sets.push_back(k + "=" + v);
+                    r.mode = so.mode;
+                    r.expect_loss = so.expect_loss;
+                    (void)make_request(r, true);
+                };
+                code = cmd_sweep(so, self_path(), check);
+            }
+        }
+        if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw stdout_error(errno ? errno : EIO);
+    } catch (const stop::interrupted& e) {
+        outputs::discard();
+        stop::die(e.signo);
+    } catch (const usage_error& e) {
+        outputs::discard();
+        std::cerr << "uartvp: " << e.what() << "\n";
+        code = exit_usage;
+    } catch (const stdout_error& e) {
+        outputs::discard();
+        std::cerr << "uartvp: " << e.what() << "\n";
+        code = exit_internal;
+    } catch (const std::exception& e) {
+        outputs::discard();
+        std::cerr << "uartvp: internal error: " << e.what() << "\n";
+        code = exit_internal;
+    }
+    // A signal that came after the last check still ends the process as the signal does.
+    if (const int s = stop::requested()) stop::die(s);
+    return code;
+}
+
+// libsystemc's own main() refers to sc_main; this program has its own main, so it is never called.
+extern "C" int sc_main(int, char**) {
+    return exit_internal;
+}

@@ -1,0 +1,84 @@
+#pragma once
+// The timeline of one run (--trace FILE.json) in the Trace Event Format that Perfetto, chrome://tracing
+// and speedscope open: one process, a track per core (thread `cpuN`) with complete events (`ph` X) for
+// the tasks by name, hard-IRQ handlers ("irq NAME", "IPI", "tick", ...), one `irqs off` event per
+// IRQs-off window, polling spans with the reads each stood for, the console's records as spans with
+// their text (tty-paste: its reads and writes as instants); counters (`ph` C) for the FIFO levels;
+// instant events for lost and corrupted bytes. Events are written as they end (the format does not ask
+// for order) under a temporary name, put in place with the run's other outputs (outputs::commit()).
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <systemc>
+
+#include <uartvp/cpu/core.h>
+#include <uartvp/cpu/machine.h>
+#include <uartvp/scoreboard.h>
+
+#include "cli/waves.h"
+
+namespace uartvp::program {
+
+class timeline : public sc_core::sc_module, public cpu::core_observer {
+public:
+    // `title` names the process (scenario, variant, profile). Throws std::runtime_error if `path`
+    // cannot be written.
+    timeline(const sc_core::sc_module_name& name, const std::string& path, const std::string& title);
+    ~timeline() override;
+
+    // A track per core of the machine; `names` gives the polled registers' names.
+    void watch(cpu::machine& m, const register_names& names);
+    // A counter track of a FIFO level ("uart0 tx_fifo_level").
+    void counter(const sc_core::sc_signal_in_if<unsigned>& s, const std::string& name);
+    // Instants for the scoreboard's lost and corrupted bytes (and duplicated, extra), under `side`.
+    void watch(scoreboard& sb, const std::string& side);
+    // A console record (or write) handed over on core `c` from `start` to `end` (the core's time).
+    void console_write(const cpu::core& c, const sc_core::sc_time& start, const sc_core::sc_time& end,
+                       std::string_view text);
+    // An instant on core `c`'s track with a text (tty-paste's reads and writes).
+    void text_instant(const cpu::core& c, const std::string& name, const sc_core::sc_time& at,
+                      std::string_view text);
+
+    // Ends the tasks' spans, closes the file; throws std::runtime_error if a write failed.
+    void finish();
+    const std::string& path() const { return m_path; }
+
+    // core_observer
+    void task_span(const cpu::core& c, const cpu::task_stats& t, const sc_core::sc_time& start,
+                   const sc_core::sc_time& end) override;
+    void irqs_off_span(const cpu::core& c, const sc_core::sc_time& start,
+                       const sc_core::sc_time& end) override;
+    void hardirq_span(const cpu::core& c, const std::string& what, const sc_core::sc_time& start,
+                      const sc_core::sc_time& end) override;
+    void poll_span(const cpu::core& c, std::uint64_t addr, const sc_core::sc_time& start,
+                   const sc_core::sc_time& end, std::uint64_t reads) override;
+
+private:
+    void event(const std::string& body); // one event object, without its braces
+    std::uint64_t steps(const sc_core::sc_time& t) const;
+    std::string time(std::uint64_t steps) const;
+    std::string time(const sc_core::sc_time& t) const;
+    void complete(unsigned tid, const std::string& name, const char* cat, const sc_core::sc_time& start,
+                  const sc_core::sc_time& end, const std::string& args);
+    std::string m_path, m_tmp;
+    std::FILE* m_out = nullptr;
+    bool m_first = true, m_ok = true, m_done = false;
+    cpu::machine* m_machine = nullptr;
+    register_names m_names;
+    std::uint64_t m_io_base = 0;
+    std::uint64_t m_units_per_us = 1;
+};
+
+struct run_request;
+// The run's timeline if it asked for one (--trace), else null.
+std::unique_ptr<timeline> make_timeline(const run_request& rq);
+
+// Checks that --trace FILE can be written; a one-line reason if not.
+std::string trace_path_problem(const std::string& path);
+
+} // namespace uartvp::program

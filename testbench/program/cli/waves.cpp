@@ -1,0 +1,435 @@
+#include "cli/waves.h"
+
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+#include <fmt/core.h>
+
+#include "cli/outputs.h"
+#include "cli/params.h"
+#include "scenarios/scenario.h"
+
+namespace uartvp::program {
+
+namespace {
+std::string dir_of(const std::string& p) {
+    const auto s = p.rfind('/');
+    return s == std::string::npos ? "." : s == 0 ? "/" : p.substr(0, s);
+}
+std::string name_of(const std::string& p) {
+    const auto s = p.rfind('/');
+    return s == std::string::npos ? p : p.substr(s + 1);
+}
+std::string stem_of(const std::string& p) {
+    const std::string f = name_of(p);
+    return f.substr(0, f.size() - 4); // without ".vcd"
+}
+// The absolute path of a file that need not exist yet (its directory does).
+std::string absolute(const std::string& p) {
+    char* real = realpath(dir_of(p).c_str(), nullptr);
+    const std::string dir = real ? real : dir_of(p);
+    std::free(real);
+    return (dir == "/" ? "" : dir) + "/" + name_of(p);
+}
+// GTKWave trace flags (analyzer.h): right-justified binary, hex, decimal; analog step; group markers;
+// translated through a filter file (TR_FTRANSLATED).
+constexpr const char* f_bit = "@28";
+constexpr const char* f_hex = "@22";
+constexpr const char* f_dec = "@24";
+constexpr const char* f_hex_named = "@2022";
+constexpr const char* f_dec_named = "@2024";
+constexpr const char* f_analog = "@8024";
+constexpr const char* f_stretch = "@20000";
+constexpr const char* f_group_begin = "@800200";
+constexpr const char* f_group_end = "@1000200";
+// The save file's filter numbers.
+constexpr int filter_tasks = 1, filter_registers = 2;
+} // namespace
+
+std::string waves_path_problem(const std::string& p, bool fst) {
+    const std::string what = "--vcd " + shown(p);
+    if (p.size() < 5 || p.compare(p.size() - 4, 4, ".vcd") != 0 || p.back() == '/')
+        return what + ": expected a file name ending in .vcd";
+    if (stem_of(p).empty()) return what + ": expected a file name before .vcd";
+    for (const std::string& f : waves_outputs(p, fst))
+        if (std::string why = outputs::path_problem(f, what); !why.empty()) return why;
+    return "";
+}
+
+std::vector<std::string> waves_outputs(const std::string& p, bool fst) {
+    const std::string base = dir_of(p) + "/" + stem_of(p);
+    return {fst ? base + ".fst" : p, base + ".gtkw",      base + ".tasks.txt",
+            base + ".regs.txt",      base + ".lines.vcd", base + ".rtl.vcd"};
+}
+
+namespace {
+// vcd2fst's full path on the PATH, or "" (looked up before forking: the child only execs).
+std::string vcd2fst_path() {
+    const char* path = std::getenv("PATH");
+    const std::string dirs = path ? path : "/usr/bin:/bin";
+    for (std::size_t i = 0; i <= dirs.size();) {
+        const std::size_t e = std::min(dirs.find(':', i), dirs.size());
+        const std::string d = dirs.substr(i, e - i);
+        if (!d.empty() && access((d + "/vcd2fst").c_str(), X_OK) == 0) return d + "/vcd2fst";
+        i = e + 1;
+    }
+    return "";
+}
+} // namespace
+
+std::string fst_problem() {
+    if (!vcd2fst_path().empty()) return "";
+    return "--fst: GTKWave's vcd2fst is not on the PATH (Debian: apt-get install gtkwave)";
+}
+
+std::string waves_size_warning(const run_request& rq) {
+    if (rq.vcd.empty()) return "";
+    // Bytes of waves per byte handed to the UART, measured on today's scenarios in fast mode (the
+    // busiest: earlycon v0 on hw, 583 per byte); reference mode adds each poll's address and strobes.
+    const params& p = rq.p;
+    const double char_ns = p.frame.bits_per_frame() * 1e9 / static_cast<double>(p.baud);
+    const double per_read_ns = p.mmio_read_ns + static_cast<double>(p.relax_cycles) * 1e9 / p.cpu_hz;
+    double per_byte = 600;
+    if (p.reference) per_byte += 40 * std::max(0.0, char_ns / std::max(per_read_ns, 1.0));
+    double payload = 0;
+    if (rq.payload_source.rfind("generated:", 0) == 0) {
+        payload = std::stod(rq.payload_source.substr(10));
+    } else {
+        struct stat st {};
+        if (stat(rq.payload_source.c_str(), &st) == 0) payload = static_cast<double>(st.st_size);
+    }
+    const double bytes = per_byte * payload;
+    const double file = rq.fst ? bytes / 8 : bytes; // FST: lz4-packed, about 8x smaller here
+    if (file < 1e9) return "";
+    return fmt::format("uartvp: warning: the waves of this run will take about {:.1f} GB ({}){}\n",
+                       file / 1e9, rq.fst ? "NAME.fst" : "NAME.vcd",
+                       rq.fst ? "" : fmt::format("; with --fst about {:.1f} GB", bytes / 8 / 1e9));
+}
+
+waves::waves(const std::string& vcd_path, double baud, bool fst) {
+    if (const std::string why = waves_path_problem(vcd_path, fst); !why.empty())
+        throw std::runtime_error(why);
+    const std::string dir = dir_of(vcd_path), stem = stem_of(vcd_path);
+    m_fst = fst;
+    m_vcd = fst ? dir + "/" + stem + ".fst" : vcd_path;
+    m_gtkw = dir + "/" + stem + ".gtkw";
+    m_tasks_path = dir + "/" + stem + ".tasks.txt";
+    m_regs_path = dir + "/" + stem + ".regs.txt";
+    m_lines_path = dir + "/" + stem + ".lines.vcd";
+    m_rtl_path = dir + "/" + stem + ".rtl.vcd";
+    m_vcd_tmp = outputs::temporary(m_vcd);
+    m_lines_tmp = outputs::temporary(m_lines_path);
+    m_gtkw_tmp = outputs::temporary(m_gtkw);
+    m_tasks_tmp = outputs::temporary(m_tasks_path);
+    m_regs_tmp = outputs::temporary(m_regs_path);
+    if (fst) {
+        // The VCD goes through a pipe into vcd2fst, which writes the FST's temporary: no VCD on disk.
+        const std::string exe = vcd2fst_path();
+        if (exe.empty()) throw std::runtime_error(fst_problem());
+        int fds[2];
+        if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("cannot start vcd2fst: no pipe");
+        const pid_t parent = getpid();
+        const pid_t pid = fork();
+        if (pid < 0) throw std::runtime_error("cannot start vcd2fst: fork failed");
+        if (pid == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (getppid() != parent) _exit(127);
+            sigset_t all;
+            sigfillset(&all);
+            sigprocmask(SIG_UNBLOCK, &all, nullptr);
+            const int null = open("/dev/null", O_WRONLY);
+            if (dup2(fds[0], STDIN_FILENO) < 0 || null < 0 || dup2(null, STDOUT_FILENO) < 0 ||
+                dup2(null, STDERR_FILENO) < 0)
+                _exit(127);
+            execl(exe.c_str(), "vcd2fst", "-", m_vcd_tmp.c_str(), static_cast<char*>(nullptr));
+            _exit(127);
+        }
+        m_vcd2fst = pid;
+        close(fds[0]);
+        m_vcd_writer = std::make_unique<vcd_writer>("waves_vcd", "/dev/fd/" + std::to_string(fds[1]));
+        close(fds[1]); // the writer has its own descriptor: vcd2fst sees the end when it closes
+    } else {
+        m_vcd_writer = std::make_unique<vcd_writer>("waves_vcd", m_vcd_tmp);
+    }
+    m_baud = baud;
+    m_lines = std::make_unique<lines_vcd>("lines_vcd", m_lines_tmp, lines_vcd::timescale_for(baud));
+}
+
+waves::~waves() {
+    if (m_vcd2fst) { // an unfinished run: the converter's output is not wanted
+        kill(m_vcd2fst, SIGKILL);
+        while (waitpid(m_vcd2fst, nullptr, 0) < 0 && errno == EINTR) {
+        }
+        std::remove((m_vcd_tmp + ".hier").c_str()); // vcd2fst's hierarchy, beside its output until it ends
+    }
+    if (m_done) return; // complete: outputs::commit() puts the files in place
+    if (m_vcd_writer) m_vcd_writer->close();
+    if (m_lines) m_lines->close();
+    for (const std::string* f :
+         {&m_vcd_tmp, &m_lines_tmp, &m_gtkw_tmp, &m_rtl_tmp, &m_tasks_tmp, &m_regs_tmp})
+        if (!f->empty()) std::remove(f->c_str());
+}
+
+void waves::add(const std::string& flags, const std::string& signal) {
+    m_save.push_back(flags);
+    m_save.push_back(signal);
+}
+
+void waves::begin_group(const std::string& name) {
+    add(f_group_begin, "-" + name);
+}
+void waves::end_group() {
+    // The end marker repeats the group's name, as GTKWave writes it.
+    for (auto it = m_save.rbegin(); it != m_save.rend(); ++it)
+        if (it != m_save.rbegin() && *it == f_group_begin) {
+            const std::string name = *(it - 1); // a copy: add() may move m_save's strings
+            add(f_group_end, name);
+            return;
+        }
+}
+
+void waves::bit(const sc_core::sc_signal_in_if<bool>& s, const std::string& name) {
+    m_vcd_writer->add(s, name);
+    add(f_bit, name);
+}
+
+void waves::level(const sc_core::sc_signal_in_if<unsigned>& s, const std::string& name, unsigned) {
+    m_vcd_writer->add(s, name, 32);
+    add(f_analog, name + "[31:0]");
+    // Two blank rows give the analog trace some height.
+    m_save.push_back(f_stretch);
+    m_save.push_back("-");
+    m_save.push_back(f_stretch);
+    m_save.push_back("-");
+}
+
+void waves::number(const sc_core::sc_signal_in_if<int>& s, const std::string& name) {
+    m_vcd_writer->add(s, name, 32);
+    add(f_dec, name + "[31:0]");
+}
+
+void waves::number(const sc_core::sc_signal_in_if<std::uint64_t>& s, const std::string& name) {
+    m_vcd_writer->add(s, name, 64);
+    add(f_dec, name + "[63:0]");
+}
+
+void waves::address(const sc_core::sc_signal_in_if<std::uint64_t>& s, const std::string& name) {
+    m_vcd_writer->add(s, name, 64);
+    add(f_hex, name + "[63:0]");
+}
+
+void waves::line(sc_core::sc_signal_in_if<bool>& s, const std::string& name, const std::string& leaf) {
+    bit(s, name);
+    m_lines->add(s, leaf);
+}
+
+std::uint64_t waves::task_value(unsigned cpu, int index) {
+    if (index < 0) return 0;
+    const auto key = std::make_pair(cpu, index);
+    const auto it = m_task_numbers.find(key);
+    if (it != m_task_numbers.end()) return it->second;
+    const std::uint64_t n = m_task_numbers.size() + 1;
+    m_task_numbers[key] = n;
+    m_task_names.push_back(m_machine->cpu(cpu).tasks().at(static_cast<std::size_t>(index)).name);
+    return n;
+}
+
+void waves::core_group(cpu::machine& m, cpu::core& c, const std::string& group) {
+    const std::string n = c.basename();
+    const unsigned id = c.id();
+    begin_group(group);
+    m_vcd_writer->add(c.running_task.value_changed_event(), n + ".task", 16,
+                      [this, &c, id] { return task_value(id, c.running_task.read()); });
+    m_save.push_back(f_dec_named);
+    m_save.push_back("^" + std::to_string(filter_tasks) + " " + absolute(m_tasks_path));
+    m_save.push_back(n + ".task[15:0]");
+    bit(c.irqs_off, n + ".irqs_off");
+    number(c.irqs_off_window, n + ".irqs_off_window");
+    bit(c.in_hardirq, n + ".in_hardirq");
+    for (std::size_t i = 0; i < m.irq_lines().size(); ++i)
+        if (m.irq_lines()[i].cpu == id)
+            bit(m.irq_line_signal(static_cast<int>(i)), n + ".irq_" + m.irq_lines()[i].name);
+    if (m.cores.size() > 1) bit(*m.ipi[id], n + ".ipi");
+    poll_vars& v = m_poll[id];
+    v.polling = m_vcd_writer->add_deferred(n + ".polling", 1);
+    add(f_bit, n + ".polling");
+    v.reads = m_vcd_writer->add_deferred(n + ".poll_reads", 32);
+    add(f_dec, n + ".poll_reads[31:0]");
+    end_group();
+    c.add_observer(*this);
+}
+
+void waves::machine_and_bus(cpu::machine& m) {
+    m_machine = &m;
+    m_io_base = m.cpu(0).timing().io_base;
+    for (std::size_t i = 0; i < m.cores.size(); ++i)
+        core_group(m, *m.cores[i], i == 0 ? "CPU" : "CPU" + std::to_string(i));
+    cpu::core& cpu0 = m.cpu(0);
+    // CPU0's accesses, written as the core tells them (the bus signals' events would cost a third of
+    // a run with waves).
+    begin_group("Bus");
+    m_bus.addr = m_vcd_writer->add_deferred("bus.mmio_addr", 64);
+    m_save.push_back(f_hex_named);
+    m_save.push_back("^" + std::to_string(filter_registers) + " " + absolute(m_regs_path));
+    m_save.push_back("bus.mmio_addr[63:0]");
+    m_bus.read = m_vcd_writer->add_deferred("bus.mmio_read", 1);
+    add(f_bit, "bus.mmio_read");
+    m_bus.write = m_vcd_writer->add_deferred("bus.mmio_write", 1);
+    add(f_bit, "bus.mmio_write");
+    end_group();
+    cpu0.observe_accesses();
+}
+
+register_names pl011_register_names(std::uint64_t base) {
+    static const std::pair<unsigned, const char*> regs[] = {
+        {0x00, "DR"},   {0x04, "RSR/ECR"}, {0x18, "FR"},  {0x20, "ILPR"}, {0x24, "IBRD"},
+        {0x28, "FBRD"}, {0x2C, "LCR_H"},   {0x30, "CR"},  {0x34, "IFLS"}, {0x38, "IMSC"},
+        {0x3C, "RIS"},  {0x40, "MIS"},     {0x44, "ICR"}, {0x48, "DMACR"}};
+    register_names n;
+    for (const auto& [off, name] : regs)
+        n[base + off] = std::string("UART0 ") + name;
+    return n;
+}
+
+register_names uart16550_register_names(std::uint64_t base, unsigned shift) {
+    static const char* const regs[] = {
+        "RBR/THR (DLL if DLAB)", "IER (DLM if DLAB)", "IIR/FCR", "LCR", "MCR", "LSR", "MSR", "SCR"};
+    register_names n;
+    for (unsigned i = 0; i < 8; ++i)
+        n[base + (std::uint64_t{i} << shift)] = std::string("UART0 ") + regs[i];
+    return n;
+}
+
+std::string register_label(const register_names& names, std::uint64_t addr, std::uint64_t io_base) {
+    const auto it = names.find(addr);
+    if (addr >= io_base)
+        return fmt::format("{}I/O port 0x{:X}{}", it == names.end() ? "" : it->second + " (", addr - io_base,
+                           it == names.end() ? "" : ")");
+    return it == names.end() ? fmt::format("0x{:X}", addr) : it->second;
+}
+
+void waves::name_registers(const register_names& names) {
+    for (const auto& [a, n] : names)
+        m_registers[a] = n;
+}
+
+void waves::access(const cpu::core&, std::uint64_t addr, bool write, const sc_core::sc_time& start,
+                   const sc_core::sc_time& end) {
+    if (addr != m_bus.last_addr) m_vcd_writer->write_at(m_bus.addr, start, addr);
+    m_bus.last_addr = addr;
+    const std::size_t strobe = write ? m_bus.write : m_bus.read;
+    m_vcd_writer->write_at(strobe, start, 1);
+    m_vcd_writer->write_at(strobe, end, 0);
+}
+
+void waves::poll_begin(const cpu::core& c, const sc_core::sc_time& start) {
+    poll_vars& v = m_poll[c.id()];
+    if (v.held) m_vcd_writer->release(v.hold);
+    v.hold = m_vcd_writer->hold(start);
+    v.held = true;
+}
+
+void waves::poll_span(const cpu::core& c, std::uint64_t, const sc_core::sc_time& start,
+                      const sc_core::sc_time& end, std::uint64_t reads) {
+    poll_vars& v = m_poll[c.id()];
+    if (reads > 0) {
+        m_vcd_writer->write_at(v.polling, start, 1);
+        m_vcd_writer->write_at(v.reads, start, reads);
+        m_vcd_writer->write_at(v.polling, end, 0);
+        m_vcd_writer->write_at(v.reads, end, 0);
+    }
+    if (v.held) m_vcd_writer->release(v.hold);
+    v.held = false;
+}
+
+void waves::lines(sc_core::sc_signal_in_if<bool>& txd, sc_core::sc_signal_in_if<bool>& rxd) {
+    begin_group("Lines");
+    line(txd, "lines.txd", "txd");
+    line(rxd, "lines.rxd", "rxd");
+    end_group();
+}
+
+serial_line_if& waves::reported_line(const std::string& name, const std::string& leaf, bool initial) {
+    auto r = std::make_unique<vcd_line_reader>(initial);
+    r->add_to(*m_vcd_writer, name);
+    add(f_bit, name);
+    m_lines->add(*r, leaf);
+    m_reported.push_back(std::move(r));
+    return *m_reported.back();
+}
+
+serial_line_if& waves::lines_from_reports(sc_core::sc_signal_in_if<bool>& rxd) {
+    begin_group("Lines");
+    serial_line_if& txd = reported_line("lines.txd", "txd");
+    line(rxd, "lines.rxd", "rxd");
+    end_group();
+    return txd;
+}
+
+waves::reported_lines waves::lines_from_reports() {
+    begin_group("Lines");
+    serial_line_if& txd = reported_line("lines.txd", "txd");
+    serial_line_if& rxd = reported_line("lines.rxd", "rxd");
+    end_group();
+    return {txd, rxd};
+}
+
+std::string waves::rtl_trace_path() {
+    if (m_rtl_tmp.empty()) m_rtl_tmp = outputs::temporary(m_rtl_path);
+    return m_rtl_tmp;
+}
+
+void waves::finish() {
+    if (!m_vcd_writer->close() || !m_lines->close()) throw std::runtime_error("cannot write " + shown(m_vcd));
+    if (m_vcd2fst) {
+        int status = 0;
+        while (waitpid(m_vcd2fst, &status, 0) < 0 && errno == EINTR) {
+        }
+        m_vcd2fst = 0;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            throw std::runtime_error("cannot write " + shown(m_vcd) + ": vcd2fst failed");
+    }
+    // The filters: the value as GTKWave shows it (decimal; hex with every digit of 64 bits), its name.
+    std::ofstream t(m_tasks_tmp);
+    t << "0 (idle)\n";
+    for (std::size_t i = 0; i < m_task_names.size(); ++i)
+        t << i + 1 << " " << m_task_names[i] << "\n";
+    t.close();
+    std::ofstream r(m_regs_tmp);
+    for (const auto& [addr, name] : m_registers)
+        r << fmt::format("{:016X} {}\n", addr, register_label(m_registers, addr, m_io_base));
+    r.close();
+    if (!t || !r) throw std::runtime_error("cannot write the filters beside " + shown(m_gtkw));
+    std::ofstream g(m_gtkw_tmp);
+    // The dump by its absolute path, so that `gtkwave NAME.gtkw` opens it from anywhere; GTKWave
+    // falls back to the path relative to [savefile] when the pair has moved together.
+    g << "[*] uartvp waves: gtkwave NAME.gtkw\n"
+      << "[dumpfile] \"" << absolute(m_vcd) << "\"\n"
+      << "[savefile] \"" << absolute(m_gtkw) << "\"\n"
+      << "[timestart] 0\n[size] 1600 900\n[pos] -1 -1\n"
+      // Zoom to about 40 characters over the window (GTKWave's zoom: -(log2 of ps per pixel) - 8).
+      << "*" << -std::ceil(std::log2(40 * 10 * 1e12 / m_baud / 1300)) - 8
+      << ".000000 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n"
+      << "[sst_width] 250\n[signals_width] 300\n[sst_expanded] 1\n[sst_vpaned_height] 300\n";
+    for (const std::string& l : m_save)
+        g << l << "\n";
+    g << "[pattern_trace] 1\n[pattern_trace] 0\n";
+    g.close();
+    if (!g) throw std::runtime_error("cannot write " + shown(m_gtkw));
+    // The renames wait for the run's other outputs: outputs::commit().
+    m_done = true;
+}
+
+} // namespace uartvp::program
