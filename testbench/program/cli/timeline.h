@@ -7,7 +7,6 @@
 // instant events for lost and corrupted bytes. Events are written as they end (the format does not ask
 // for order) under a temporary name, put in place with the run's other outputs (outputs::commit()).
 #include <cstdint>
-#include <cstdio>
 #include <map>
 #include <memory>
 #include <string>
@@ -19,6 +18,7 @@
 #include <uartvp/cpu/core.h>
 #include <uartvp/cpu/machine.h>
 #include <uartvp/scoreboard.h>
+#include <uartvp/trace_event_writer.h>
 
 #include "cli/waves.h"
 
@@ -59,19 +59,12 @@ public:
                    const sc_core::sc_time& end, std::uint64_t reads) override;
 
 private:
-    void event(const std::string& body); // one event object, without its braces
-    std::uint64_t steps(const sc_core::sc_time& t) const;
-    std::string time(std::uint64_t steps) const;
-    std::string time(const sc_core::sc_time& t) const;
-    void complete(unsigned tid, const std::string& name, const char* cat, const sc_core::sc_time& start,
-                  const sc_core::sc_time& end, const std::string& args);
     std::string m_path, m_tmp;
-    std::FILE* m_out = nullptr;
-    bool m_first = true, m_ok = true, m_done = false;
+    std::unique_ptr<trace_event_writer> m_out;
+    bool m_done = false;
     cpu::machine* m_machine = nullptr;
     register_names m_names;
     std::uint64_t m_io_base = 0;
-    std::uint64_t m_units_per_us = 1;
 };
 
 struct run_request;

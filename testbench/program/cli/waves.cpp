@@ -1,18 +1,9 @@
 #include "cli/waves.h"
 
-#include <fcntl.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <stdexcept>
 
 #include <fmt/core.h>
@@ -43,17 +34,6 @@ std::string absolute(const std::string& p) {
     std::free(real);
     return (dir == "/" ? "" : dir) + "/" + name_of(p);
 }
-// GTKWave trace flags (analyzer.h): right-justified binary, hex, decimal; analog step; group markers;
-// translated through a filter file (TR_FTRANSLATED).
-constexpr const char* f_bit = "@28";
-constexpr const char* f_hex = "@22";
-constexpr const char* f_dec = "@24";
-constexpr const char* f_hex_named = "@2022";
-constexpr const char* f_dec_named = "@2024";
-constexpr const char* f_analog = "@8024";
-constexpr const char* f_stretch = "@20000";
-constexpr const char* f_group_begin = "@800200";
-constexpr const char* f_group_end = "@1000200";
 // The save file's filter numbers.
 constexpr int filter_tasks = 1, filter_registers = 2;
 } // namespace
@@ -74,23 +54,8 @@ std::vector<std::string> waves_outputs(const std::string& p, bool fst) {
             base + ".regs.txt",      base + ".lines.vcd", base + ".rtl.vcd"};
 }
 
-namespace {
-// vcd2fst's full path on the PATH, or "" (looked up before forking: the child only execs).
-std::string vcd2fst_path() {
-    const char* path = std::getenv("PATH");
-    const std::string dirs = path ? path : "/usr/bin:/bin";
-    for (std::size_t i = 0; i <= dirs.size();) {
-        const std::size_t e = std::min(dirs.find(':', i), dirs.size());
-        const std::string d = dirs.substr(i, e - i);
-        if (!d.empty() && access((d + "/vcd2fst").c_str(), X_OK) == 0) return d + "/vcd2fst";
-        i = e + 1;
-    }
-    return "";
-}
-} // namespace
-
 std::string fst_problem() {
-    if (!vcd2fst_path().empty()) return "";
+    if (!vcd2fst_pipe::find().empty()) return "";
     return "--fst: GTKWave's vcd2fst is not on the PATH (Debian: apt-get install gtkwave)";
 }
 
@@ -136,30 +101,11 @@ waves::waves(const std::string& vcd_path, double baud, bool fst) {
     m_regs_tmp = outputs::temporary(m_regs_path);
     if (fst) {
         // The VCD goes through a pipe into vcd2fst, which writes the FST's temporary: no VCD on disk.
-        const std::string exe = vcd2fst_path();
-        if (exe.empty()) throw std::runtime_error(fst_problem());
-        int fds[2];
-        if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("cannot start vcd2fst: no pipe");
-        const pid_t parent = getpid();
-        const pid_t pid = fork();
-        if (pid < 0) throw std::runtime_error("cannot start vcd2fst: fork failed");
-        if (pid == 0) {
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            if (getppid() != parent) _exit(127);
-            sigset_t all;
-            sigfillset(&all);
-            sigprocmask(SIG_UNBLOCK, &all, nullptr);
-            const int null = open("/dev/null", O_WRONLY);
-            if (dup2(fds[0], STDIN_FILENO) < 0 || null < 0 || dup2(null, STDOUT_FILENO) < 0 ||
-                dup2(null, STDERR_FILENO) < 0)
-                _exit(127);
-            execl(exe.c_str(), "vcd2fst", "-", m_vcd_tmp.c_str(), static_cast<char*>(nullptr));
-            _exit(127);
-        }
-        m_vcd2fst = pid;
-        close(fds[0]);
-        m_vcd_writer = std::make_unique<vcd_writer>("waves_vcd", "/dev/fd/" + std::to_string(fds[1]));
-        close(fds[1]); // the writer has its own descriptor: vcd2fst sees the end when it closes
+        if (vcd2fst_pipe::find().empty()) throw std::runtime_error(fst_problem());
+        m_vcd2fst = std::make_unique<vcd2fst_pipe>(m_vcd_tmp);
+        m_vcd_writer = std::make_unique<vcd_writer>("waves_vcd", m_vcd2fst->write_path());
+        m_vcd2fst
+            ->release_write_end(); // the writer has its own descriptor: vcd2fst sees the end when it closes
     } else {
         m_vcd_writer = std::make_unique<vcd_writer>("waves_vcd", m_vcd_tmp);
     }
@@ -168,12 +114,7 @@ waves::waves(const std::string& vcd_path, double baud, bool fst) {
 }
 
 waves::~waves() {
-    if (m_vcd2fst) { // an unfinished run: the converter's output is not wanted
-        kill(m_vcd2fst, SIGKILL);
-        while (waitpid(m_vcd2fst, nullptr, 0) < 0 && errno == EINTR) {
-        }
-        std::remove((m_vcd_tmp + ".hier").c_str()); // vcd2fst's hierarchy, beside its output until it ends
-    }
+    m_vcd2fst.reset();  // an unfinished run: the converter's output is not wanted
     if (m_done) return; // complete: outputs::commit() puts the files in place
     if (m_vcd_writer) m_vcd_writer->close();
     if (m_lines) m_lines->close();
@@ -182,52 +123,36 @@ waves::~waves() {
         if (!f->empty()) std::remove(f->c_str());
 }
 
-void waves::add(const std::string& flags, const std::string& signal) {
-    m_save.push_back(flags);
-    m_save.push_back(signal);
-}
-
 void waves::begin_group(const std::string& name) {
-    add(f_group_begin, "-" + name);
+    m_save.begin_group(name);
 }
 void waves::end_group() {
-    // The end marker repeats the group's name, as GTKWave writes it.
-    for (auto it = m_save.rbegin(); it != m_save.rend(); ++it)
-        if (it != m_save.rbegin() && *it == f_group_begin) {
-            const std::string name = *(it - 1); // a copy: add() may move m_save's strings
-            add(f_group_end, name);
-            return;
-        }
+    m_save.end_group();
 }
 
 void waves::bit(const sc_core::sc_signal_in_if<bool>& s, const std::string& name) {
     m_vcd_writer->add(s, name);
-    add(f_bit, name);
+    m_save.signal(gtkw_save::format::bit, name);
 }
 
 void waves::level(const sc_core::sc_signal_in_if<unsigned>& s, const std::string& name, unsigned) {
     m_vcd_writer->add(s, name, 32);
-    add(f_analog, name + "[31:0]");
-    // Two blank rows give the analog trace some height.
-    m_save.push_back(f_stretch);
-    m_save.push_back("-");
-    m_save.push_back(f_stretch);
-    m_save.push_back("-");
+    m_save.signal(gtkw_save::format::analog, name + "[31:0]");
 }
 
 void waves::number(const sc_core::sc_signal_in_if<int>& s, const std::string& name) {
     m_vcd_writer->add(s, name, 32);
-    add(f_dec, name + "[31:0]");
+    m_save.signal(gtkw_save::format::dec, name + "[31:0]");
 }
 
 void waves::number(const sc_core::sc_signal_in_if<std::uint64_t>& s, const std::string& name) {
     m_vcd_writer->add(s, name, 64);
-    add(f_dec, name + "[63:0]");
+    m_save.signal(gtkw_save::format::dec, name + "[63:0]");
 }
 
 void waves::address(const sc_core::sc_signal_in_if<std::uint64_t>& s, const std::string& name) {
     m_vcd_writer->add(s, name, 64);
-    add(f_hex, name + "[63:0]");
+    m_save.signal(gtkw_save::format::hex, name + "[63:0]");
 }
 
 void waves::line(sc_core::sc_signal_in_if<bool>& s, const std::string& name, const std::string& leaf) {
@@ -249,12 +174,10 @@ std::uint64_t waves::task_value(unsigned cpu, int index) {
 void waves::core_group(cpu::machine& m, cpu::core& c, const std::string& group) {
     const std::string n = c.basename();
     const unsigned id = c.id();
-    begin_group(group);
+    m_save.begin_group(group);
     m_vcd_writer->add(c.running_task.value_changed_event(), n + ".task", 16,
                       [this, &c, id] { return task_value(id, c.running_task.read()); });
-    m_save.push_back(f_dec_named);
-    m_save.push_back("^" + std::to_string(filter_tasks) + " " + absolute(m_tasks_path));
-    m_save.push_back(n + ".task[15:0]");
+    m_save.translated(gtkw_save::format::dec, filter_tasks, absolute(m_tasks_path), n + ".task[15:0]");
     bit(c.irqs_off, n + ".irqs_off");
     number(c.irqs_off_window, n + ".irqs_off_window");
     bit(c.in_hardirq, n + ".in_hardirq");
@@ -264,10 +187,10 @@ void waves::core_group(cpu::machine& m, cpu::core& c, const std::string& group) 
     if (m.cores.size() > 1) bit(*m.ipi[id], n + ".ipi");
     poll_vars& v = m_poll[id];
     v.polling = m_vcd_writer->add_deferred(n + ".polling", 1);
-    add(f_bit, n + ".polling");
+    m_save.signal(gtkw_save::format::bit, n + ".polling");
     v.reads = m_vcd_writer->add_deferred(n + ".poll_reads", 32);
-    add(f_dec, n + ".poll_reads[31:0]");
-    end_group();
+    m_save.signal(gtkw_save::format::dec, n + ".poll_reads[31:0]");
+    m_save.end_group();
     c.add_observer(*this);
 }
 
@@ -279,16 +202,14 @@ void waves::machine_and_bus(cpu::machine& m) {
     cpu::core& cpu0 = m.cpu(0);
     // CPU0's accesses, written as the core tells them (the bus signals' events would cost a third of
     // a run with waves).
-    begin_group("Bus");
+    m_save.begin_group("Bus");
     m_bus.addr = m_vcd_writer->add_deferred("bus.mmio_addr", 64);
-    m_save.push_back(f_hex_named);
-    m_save.push_back("^" + std::to_string(filter_registers) + " " + absolute(m_regs_path));
-    m_save.push_back("bus.mmio_addr[63:0]");
+    m_save.translated(gtkw_save::format::hex, filter_registers, absolute(m_regs_path), "bus.mmio_addr[63:0]");
     m_bus.read = m_vcd_writer->add_deferred("bus.mmio_read", 1);
-    add(f_bit, "bus.mmio_read");
+    m_save.signal(gtkw_save::format::bit, "bus.mmio_read");
     m_bus.write = m_vcd_writer->add_deferred("bus.mmio_write", 1);
-    add(f_bit, "bus.mmio_write");
-    end_group();
+    m_save.signal(gtkw_save::format::bit, "bus.mmio_write");
+    m_save.end_group();
     cpu0.observe_accesses();
 }
 
@@ -355,34 +276,34 @@ void waves::poll_span(const cpu::core& c, std::uint64_t, const sc_core::sc_time&
 }
 
 void waves::lines(sc_core::sc_signal_in_if<bool>& txd, sc_core::sc_signal_in_if<bool>& rxd) {
-    begin_group("Lines");
+    m_save.begin_group("Lines");
     line(txd, "lines.txd", "txd");
     line(rxd, "lines.rxd", "rxd");
-    end_group();
+    m_save.end_group();
 }
 
 serial_line_if& waves::reported_line(const std::string& name, const std::string& leaf, bool initial) {
     auto r = std::make_unique<vcd_line_reader>(initial);
     r->add_to(*m_vcd_writer, name);
-    add(f_bit, name);
+    m_save.signal(gtkw_save::format::bit, name);
     m_lines->add(*r, leaf);
     m_reported.push_back(std::move(r));
     return *m_reported.back();
 }
 
 serial_line_if& waves::lines_from_reports(sc_core::sc_signal_in_if<bool>& rxd) {
-    begin_group("Lines");
+    m_save.begin_group("Lines");
     serial_line_if& txd = reported_line("lines.txd", "txd");
     line(rxd, "lines.rxd", "rxd");
-    end_group();
+    m_save.end_group();
     return txd;
 }
 
 waves::reported_lines waves::lines_from_reports() {
-    begin_group("Lines");
+    m_save.begin_group("Lines");
     serial_line_if& txd = reported_line("lines.txd", "txd");
     serial_line_if& rxd = reported_line("lines.rxd", "rxd");
-    end_group();
+    m_save.end_group();
     return {txd, rxd};
 }
 
@@ -394,40 +315,23 @@ std::string waves::rtl_trace_path() {
 void waves::finish() {
     if (!m_vcd_writer->close() || !m_lines->close()) throw std::runtime_error("cannot write " + shown(m_vcd));
     if (m_vcd2fst) {
-        int status = 0;
-        while (waitpid(m_vcd2fst, &status, 0) < 0 && errno == EINTR) {
-        }
-        m_vcd2fst = 0;
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-            throw std::runtime_error("cannot write " + shown(m_vcd) + ": vcd2fst failed");
+        const bool converted = m_vcd2fst->wait();
+        m_vcd2fst.reset();
+        if (!converted) throw std::runtime_error("cannot write " + shown(m_vcd) + ": vcd2fst failed");
     }
     // The filters: the value as GTKWave shows it (decimal; hex with every digit of 64 bits), its name.
-    std::ofstream t(m_tasks_tmp);
-    t << "0 (idle)\n";
+    std::vector<std::pair<std::string, std::string>> tasks{{"0", "(idle)"}}, regs;
     for (std::size_t i = 0; i < m_task_names.size(); ++i)
-        t << i + 1 << " " << m_task_names[i] << "\n";
-    t.close();
-    std::ofstream r(m_regs_tmp);
+        tasks.emplace_back(std::to_string(i + 1), m_task_names[i]);
     for (const auto& [addr, name] : m_registers)
-        r << fmt::format("{:016X} {}\n", addr, register_label(m_registers, addr, m_io_base));
-    r.close();
+        regs.emplace_back(fmt::format("{:016X}", addr), register_label(m_registers, addr, m_io_base));
+    const bool t = write_translate_filter(m_tasks_tmp, tasks);
+    const bool r = write_translate_filter(m_regs_tmp, regs);
     if (!t || !r) throw std::runtime_error("cannot write the filters beside " + shown(m_gtkw));
-    std::ofstream g(m_gtkw_tmp);
-    // The dump by its absolute path, so that `gtkwave NAME.gtkw` opens it from anywhere; GTKWave
-    // falls back to the path relative to [savefile] when the pair has moved together.
-    g << "[*] uartvp waves: gtkwave NAME.gtkw\n"
-      << "[dumpfile] \"" << absolute(m_vcd) << "\"\n"
-      << "[savefile] \"" << absolute(m_gtkw) << "\"\n"
-      << "[timestart] 0\n[size] 1600 900\n[pos] -1 -1\n"
-      // Zoom to about 40 characters over the window (GTKWave's zoom: -(log2 of ps per pixel) - 8).
-      << "*" << -std::ceil(std::log2(40 * 10 * 1e12 / m_baud / 1300)) - 8
-      << ".000000 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n"
-      << "[sst_width] 250\n[signals_width] 300\n[sst_expanded] 1\n[sst_vpaned_height] 300\n";
-    for (const std::string& l : m_save)
-        g << l << "\n";
-    g << "[pattern_trace] 1\n[pattern_trace] 0\n";
-    g.close();
-    if (!g) throw std::runtime_error("cannot write " + shown(m_gtkw));
+    // Zoomed to about 40 characters over the window; the dump by its absolute path, so that
+    // `gtkwave NAME.gtkw` opens it from anywhere.
+    if (!m_save.write(m_gtkw_tmp, absolute(m_vcd), absolute(m_gtkw), 40 * 10 * 1e12 / m_baud))
+        throw std::runtime_error("cannot write " + shown(m_gtkw));
     // The renames wait for the run's other outputs: outputs::commit().
     m_done = true;
 }

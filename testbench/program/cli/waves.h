@@ -7,8 +7,6 @@
 // NAME.lines.vcd (the serial lines alone, in the form Debian's sigrok-cli reads). All are written under
 // temporary names (outputs::temporary) and renamed into place with the run's other outputs by
 // outputs::commit(), so a failed or interrupted run leaves none.
-#include <sys/types.h>
-
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -19,8 +17,10 @@
 
 #include <uartvp/cpu/core.h>
 #include <uartvp/cpu/machine.h>
+#include <uartvp/gtkw_save.h>
 #include <uartvp/lines_vcd.h>
 #include <uartvp/serial_line.h>
+#include <uartvp/vcd2fst_pipe.h>
 #include <uartvp/vcd_writer.h>
 
 namespace uartvp::program {
@@ -94,19 +94,18 @@ public:
                    const sc_core::sc_time& end, std::uint64_t reads) override;
 
 private:
-    void add(const std::string& flags, const std::string& signal);
     void core_group(cpu::machine& m, cpu::core& c, const std::string& group);
     std::uint64_t task_value(unsigned cpu, int index);
     std::string m_vcd, m_gtkw, m_lines_path, m_rtl_path, m_tasks_path, m_regs_path;
     std::string m_vcd_tmp, m_lines_tmp, m_gtkw_tmp, m_rtl_tmp, m_tasks_tmp, m_regs_tmp;
     std::unique_ptr<vcd_writer> m_vcd_writer;
     std::unique_ptr<lines_vcd> m_lines;
-    std::vector<std::string> m_save;
+    gtkw_save m_save;
     std::vector<std::unique_ptr<vcd_line_reader>> m_reported; // lines from reports
     bool m_done = false;
     double m_baud = 115200;
     bool m_fst = false;
-    pid_t m_vcd2fst = 0; // converting the VCD written into its pipe
+    std::unique_ptr<vcd2fst_pipe> m_vcd2fst; // converting the VCD written into its pipe (--fst)
     cpu::machine* m_machine = nullptr;
     std::uint64_t m_io_base = 0x1'0000'0000ull;
     std::map<std::uint64_t, std::string> m_registers;
