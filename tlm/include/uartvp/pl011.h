@@ -13,6 +13,7 @@
 #include <uartvp/cycle_clock.h>
 #include <uartvp/observed_signal.h>
 #include <uartvp/serial_line.h>
+#include <uartvp/uart_ports.h>
 
 namespace uartvp {
 struct pl011_config;
@@ -35,13 +36,6 @@ private:
     pl011_config& owner() const;
 };
 } // namespace detail
-
-// A port that may stay unbound; it then reads as its inactive level (inputs) or drives nothing (outputs).
-using optional_in = sc_core::sc_port<sc_core::sc_signal_in_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
-using optional_out = sc_core::sc_port<sc_core::sc_signal_inout_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
-// A clock frequency carried on a signal, in Hz (as VCML's clock ports carry it); may stay unbound.
-using optional_hz_in =
-    sc_core::sc_port<sc_core::sc_signal_in_if<std::uint64_t>, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
 
 struct pl011_config {
     std::uint64_t clock_hz = 24'000'000; // UARTCLK
@@ -84,27 +78,13 @@ inline detail::uartclk_alias::operator std::uint64_t() const {
     return owner().clock_hz;
 }
 
-class pl011 : public sc_core::sc_module {
+// The ports (<uartvp/uart_ports.h>) by the PrimeCell's names: irq is UARTINTR, txd UARTTXD, rxd UARTRXD,
+// nreset nUARTRST, ncts nUARTCTS, ... nout2 nUARTOut2; clk_hz carries UARTCLK's frequency.
+class pl011 : public sc_core::sc_module, public uart_ports<pl011> {
 public:
     // Register map size: offsets 0x000..0xFFF (a method, as uart16550's is).
     static constexpr std::uint64_t map_size() { return 0x1000; }
 
-    // The register window on a 32-bit bus (`bus`) or a 64-bit one (`bus64`, VCML's default width): bind
-    // one of them, or both (several initiators); each serves the same registers in the same way.
-    tlm_utils::simple_target_socket_optional<pl011, 32> bus;
-    tlm_utils::simple_target_socket_optional<pl011, 64> bus64;
-    sc_core::sc_out<bool> irq; // UARTINTR, active high
-    sc_core::sc_out<bool> txd;
-    sc_core::sc_in<bool> rxd;
-
-    // Optional ports, PrimeCell names (active low).
-    optional_in nreset; // held high when unbound
-    optional_in rst;    // active-high reset, beside nreset (either holds the UART in reset); low when unbound
-    // UARTCLK's frequency from the SoC's clock tree: when bound, its value at the start of the
-    // simulation and every change of it go to set_clock_hz() (0 Hz, a stopped clock, is an error).
-    optional_hz_in clk_hz;
-    optional_in ncts, ndsr, ndcd, nri;
-    optional_out nrts, ndtr, nout1, nout2;
     // DMA requests (UARTTXDMASREQ, ...) and the DMA controller's clears, active high; enabled by DMACR.
     optional_out txdmasreq, txdmabreq, rxdmasreq, rxdmabreq;
     optional_in txdmaclr, rxdmaclr; // held low when unbound

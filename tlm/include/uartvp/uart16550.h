@@ -60,17 +60,10 @@
 #include <uartvp/cycle_clock.h>
 #include <uartvp/observed_signal.h>
 #include <uartvp/serial_line.h>
+#include <uartvp/uart_ports.h>
 
 namespace uartvp {
 class vcd_writer;
-
-// A port that may stay unbound; it then reads as its inactive level (inputs) or drives nothing (outputs).
-// (The same aliases as in <uartvp/pl011.h>; redeclaring an alias of the same type is allowed.)
-using optional_in = sc_core::sc_port<sc_core::sc_signal_in_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
-using optional_out = sc_core::sc_port<sc_core::sc_signal_inout_if<bool>, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
-// A clock frequency carried on a signal, in Hz (as VCML's clock ports carry it); may stay unbound.
-using optional_hz_in =
-    sc_core::sc_port<sc_core::sc_signal_in_if<std::uint64_t>, 1, sc_core::SC_ZERO_OR_MORE_BOUND>;
 
 // Which part: the PC16550D, or the BCM2835 AUX mini UART (Raspberry Pi; see above).
 enum class uart16550_part { pc16550d, bcm2835_mini };
@@ -98,26 +91,11 @@ struct uart16550_config {
     bool txd_edges = true;
 };
 
-class uart16550 : public sc_core::sc_module {
+// The ports (<uartvp/uart_ports.h>) by the chip's pins: irq is INTR, txd SOUT, rxd SIN, rst MR (active
+// high on the chip; nreset beside it, as on the PL011), ncts nCTS, ... nout2 nOUT2; clk_hz carries
+// XIN's frequency.
+class uart16550 : public sc_core::sc_module, public uart_ports<uart16550> {
 public:
-    // The register window on a 32-bit bus (`bus`) or a 64-bit one (`bus64`, VCML's default width): bind
-    // one of them, or both (several initiators); each serves the same registers in the same way.
-    tlm_utils::simple_target_socket_optional<uart16550, 32> bus;
-    tlm_utils::simple_target_socket_optional<uart16550, 64> bus64;
-    sc_core::sc_out<bool> irq; // INTR, active high
-    sc_core::sc_out<bool> txd; // SOUT
-    sc_core::sc_in<bool> rxd;  // SIN
-
-    // Optional ports, active low like the chip's pins (MR is active high on the chip; nreset here, as on
-    // the PL011). Unbound inputs read inactive (high).
-    optional_in nreset;
-    optional_in rst; // active high (the chip's MR), beside nreset: either holds the UART in reset
-    // XIN's frequency from the SoC's clock tree: when bound, its value at the start of the simulation
-    // and every change of it go to set_clock_hz() (0 Hz, a stopped clock, is an error).
-    optional_hz_in clk_hz;
-    optional_in ncts, ndsr, ndcd, nri;
-    optional_out nrts, ndtr, nout1, nout2;
-
     // Observation, for waves and tests, changing at the exact times.
     observed_signal<unsigned> tx_fifo_level, rx_fifo_level; // THR/RBR count as one entry in 16450 mode
     observed_signal<bool> thre, temt, dr, fifo_enabled;

@@ -12,6 +12,9 @@
 #include <vector>
 
 #include <systemc>
+#include <tlm>
+
+#include <uartvp/initiator_id.h>
 
 namespace uartvp::detail {
 
@@ -44,5 +47,33 @@ private:
     std::uint64_t m_seq = 0;
     sc_core::sc_event m_served;
 };
+
+// A blocking transport as both UARTs take it: TLM_IGNORE_COMMAND is answered OK; decode() checks the
+// access (a response status: anything but OK is the answer); serve(initiator, local) then applies it at
+// the initiator's local time: at once, in arrival order, when loosely timed; else after waiting out the
+// annotated delay, in its place among the accesses issued at that time (access_order above).
+template <class decode_fn, class serve_fn>
+void transport_in_order(access_order& order, bool loosely_timed, tlm::tlm_generic_payload& tx,
+                        sc_core::sc_time& delay, decode_fn decode, serve_fn serve) {
+    if (tx.is_read() == tx.is_write()) { // TLM_IGNORE_COMMAND
+        tx.set_response_status(tlm::TLM_OK_RESPONSE);
+        return;
+    }
+    if (const tlm::tlm_response_status st = decode(); st != tlm::TLM_OK_RESPONSE) {
+        tx.set_response_status(st);
+        return;
+    }
+    const unsigned who = initiator_of(tx);
+    if (loosely_timed) {
+        serve(who, sc_core::sc_time_stamp() + delay);
+        return;
+    }
+    if (delay != sc_core::SC_ZERO_TIME) {
+        sc_core::wait(delay);
+        delay = sc_core::SC_ZERO_TIME;
+    }
+    auto apply = [&] { serve(who, sc_core::sc_time_stamp()); };
+    order.submit(who, apply);
+}
 
 } // namespace uartvp::detail

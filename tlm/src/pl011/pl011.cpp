@@ -13,9 +13,9 @@
 
 #include "bus/access_order.h"
 
-#include "pl011/pl011_core.h"
+#include "bus/port_access.h"
 #include "bus/tlm_access.h"
-#include "bus/uart_ports.h"
+#include "pl011/pl011_core.h"
 
 namespace uartvp {
 
@@ -144,22 +144,6 @@ void pl011::impl::tx_event(void* self, const detail::tx_line_event& e) {
 
 pl011::pl011(const sc_module_name& name, const pl011_config& cfg)
     : sc_module(name)
-    , bus("bus")
-    , bus64("bus64")
-    , irq("irq")
-    , txd("txd")
-    , rxd("rxd")
-    , nreset("nreset")
-    , rst("rst")
-    , clk_hz("clk_hz")
-    , ncts("ncts")
-    , ndsr("ndsr")
-    , ndcd("ndcd")
-    , nri("nri")
-    , nrts("nrts")
-    , ndtr("ndtr")
-    , nout1("nout1")
-    , nout2("nout2")
     , txdmasreq("txdmasreq")
     , txdmabreq("txdmabreq")
     , rxdmasreq("rxdmasreq")
@@ -180,12 +164,7 @@ pl011::pl011(const sc_module_name& name, const pl011_config& cfg)
     m_impl->rx.owner = this;
     m_impl->clock = &m_clock;
     if (!cfg.rtl_vcd.empty()) m_impl->open_rtl_trace(cfg.rtl_vcd);
-    bus.register_b_transport(this, &pl011::b_transport);
-    bus.register_transport_dbg(this, &pl011::transport_dbg);
-    bus.register_get_direct_mem_ptr(this, &pl011::get_direct_mem_ptr);
-    bus64.register_b_transport(this, &pl011::b_transport);
-    bus64.register_transport_dbg(this, &pl011::transport_dbg);
-    bus64.register_get_direct_mem_ptr(this, &pl011::get_direct_mem_ptr);
+    register_transport(this, &pl011::b_transport, &pl011::transport_dbg, &pl011::get_direct_mem_ptr);
     SC_HAS_PROCESS(pl011);
     SC_METHOD(run);
     SC_METHOD(clk_hz_changed); // runs once at the start, then only if clk_hz is bound
@@ -487,30 +466,11 @@ void pl011::run() {
 }
 
 void pl011::b_transport(tlm::tlm_generic_payload& tx, sc_time& delay) {
-    if (tx.is_read() == tx.is_write()) { // TLM_IGNORE_COMMAND
-        tx.set_response_status(tlm::TLM_OK_RESPONSE);
-        return;
-    }
     detail::word_access a;
-    const tlm::tlm_response_status st = detail::decode_word_access(tx, map_size(), a);
-    if (st != tlm::TLM_OK_RESPONSE) {
-        tx.set_response_status(st);
-        return;
-    }
-    const unsigned who = initiator_of(tx);
-    if (m_cfg.loosely_timed) {
-        // No wait: the access is applied at the initiator's local time, in arrival order.
-        serve(tx, a, delay, who, sc_time_stamp() + delay);
-        return;
-    }
-    // The access happens at the initiator's local time: synchronise, then take its place among the
-    // accesses issued at that time (access_order.h).
-    if (delay != SC_ZERO_TIME) {
-        wait(delay);
-        delay = SC_ZERO_TIME;
-    }
-    auto apply = [&] { serve(tx, a, delay, who, sc_time_stamp()); };
-    m_impl->order.submit(who, apply);
+    detail::transport_in_order(
+        m_impl->order, m_cfg.loosely_timed, tx, delay,
+        [&] { return detail::decode_word_access(tx, map_size(), a); },
+        [&](unsigned who, const sc_time& local) { serve(tx, a, delay, who, local); });
 }
 
 // Loosely timed: the model runs ahead of SystemC time to an access's local time. The outputs of the

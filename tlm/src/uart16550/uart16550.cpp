@@ -12,7 +12,7 @@
 #include <uartvp/read_promise.h>
 
 #include "bus/access_order.h"
-#include "bus/uart_ports.h"
+#include "bus/port_access.h"
 #include "uart16550/uart16550_core.h"
 
 namespace uartvp {
@@ -108,22 +108,6 @@ const uart16550_config& checked(const uart16550_config& cfg) {
 
 uart16550::uart16550(const sc_module_name& name, const uart16550_config& cfg)
     : sc_module(name)
-    , bus("bus")
-    , bus64("bus64")
-    , irq("irq")
-    , txd("txd")
-    , rxd("rxd")
-    , nreset("nreset")
-    , rst("rst")
-    , clk_hz("clk_hz")
-    , ncts("ncts")
-    , ndsr("ndsr")
-    , ndcd("ndcd")
-    , nri("nri")
-    , nrts("nrts")
-    , ndtr("ndtr")
-    , nout1("nout1")
-    , nout2("nout2")
     , tx_fifo_level("tx_fifo_level", 0)
     , rx_fifo_level("rx_fifo_level", 0)
     , thre("thre", true)
@@ -133,12 +117,8 @@ uart16550::uart16550(const sc_module_name& name, const uart16550_config& cfg)
     , m_cfg(checked(cfg))
     , m_clock(cfg.clock_hz)
     , m_impl(std::make_unique<impl>(m_cfg, m_clock)) {
-    bus.register_b_transport(this, &uart16550::b_transport);
-    bus.register_transport_dbg(this, &uart16550::transport_dbg);
-    bus.register_get_direct_mem_ptr(this, &uart16550::get_direct_mem_ptr);
-    bus64.register_b_transport(this, &uart16550::b_transport);
-    bus64.register_transport_dbg(this, &uart16550::transport_dbg);
-    bus64.register_get_direct_mem_ptr(this, &uart16550::get_direct_mem_ptr);
+    register_transport(this, &uart16550::b_transport, &uart16550::transport_dbg,
+                       &uart16550::get_direct_mem_ptr);
     SC_HAS_PROCESS(uart16550);
     SC_METHOD(run);
     SC_METHOD(clk_hz_changed); // runs once at the start, then only if clk_hz is bound
@@ -326,31 +306,11 @@ void to_payload(tlm::tlm_generic_payload& tx, std::uint8_t v) {
 } // namespace
 
 void uart16550::b_transport(tlm::tlm_generic_payload& tx, sc_time& delay) {
-    if (tx.is_read() == tx.is_write()) { // TLM_IGNORE_COMMAND
-        tx.set_response_status(tlm::TLM_OK_RESPONSE);
-        return;
-    }
     unsigned idx = 0;
     bool lane0 = true;
-    const tlm::tlm_response_status st = decode(tx, m_cfg, idx, lane0);
-    if (st != tlm::TLM_OK_RESPONSE) {
-        tx.set_response_status(st);
-        return;
-    }
-    const unsigned who = initiator_of(tx);
-    if (m_cfg.loosely_timed) {
-        // No wait: the access is applied at the initiator's local time, in arrival order.
-        serve(tx, idx, lane0, who, sc_time_stamp() + delay, delay);
-        return;
-    }
-    // The access happens at the initiator's local time, after everything else at that time and in
-    // the order of the initiators' ids among the accesses issued then (access_order.h).
-    if (delay != SC_ZERO_TIME) {
-        wait(delay);
-        delay = SC_ZERO_TIME;
-    }
-    auto apply = [&] { serve(tx, idx, lane0, who, sc_time_stamp(), delay); };
-    m_impl->order.submit(who, apply);
+    detail::transport_in_order(
+        m_impl->order, m_cfg.loosely_timed, tx, delay, [&] { return decode(tx, m_cfg, idx, lane0); },
+        [&](unsigned who, const sc_time& local) { serve(tx, idx, lane0, who, local, delay); });
 }
 
 // One access at `local`: the present in synchronising mode, the initiator's local time (at or after

@@ -6,7 +6,7 @@
 
 #include <systemc>
 
-#include <uartvp/pl011.h> // optional_in, optional_out, optional_hz_in
+#include <uartvp/uart_ports.h>
 
 namespace uartvp::detail {
 
