@@ -1,3 +1,5 @@
+// printk (kernel/printk/printk.c): the global state, console_lock and the legacy consoles' loop,
+// vprintk_emit, register_console. The ring buffer is printk_ringbuffer.cpp, the nbcon consoles nbcon.cpp.
 #include "kernel/printk/printk.h"
 
 #include <algorithm>
@@ -8,96 +10,11 @@
 
 #include <uartvp/cpu/core.h>
 
-namespace uartvp::sw {
+#include "kernel/printk/printk_internal.h"
+
+namespace uartvp::sw::printk_internal {
 
 using cpu::core;
-using namespace kapi;
-
-// ---- the ring buffer
-
-std::uint64_t printk_ringbuffer::store(printk_info info) {
-    if (info.text.size() > m_record_max) info.text.resize(m_record_max);
-    info.seq = next_seq();
-    const std::size_t need = info.text.size() + block_header;
-    // The data area is a ring: the oldest records make room (their descriptors become invalid).
-    while (!m_records.empty() && m_used + need > m_len) {
-        m_used -= m_records.front().text.size() + block_header;
-        m_records.pop_front();
-        ++m_first;
-    }
-    m_used += need;
-    m_records.push_back(std::move(info));
-    return m_records.back().seq;
-}
-
-bool printk_ringbuffer::read_valid(std::uint64_t seq, printk_info* out) const {
-    if (seq < m_first) seq = m_first;
-    if (seq >= next_seq()) return false;
-    if (out) *out = m_records[static_cast<std::size_t>(seq - m_first)];
-    return true;
-}
-
-std::string print_time(std::uint64_t ts_nsec) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "[%5lu.%06lu] ", static_cast<unsigned long>(ts_nsec / 1000000000ull),
-                  static_cast<unsigned long>(ts_nsec % 1000000000ull / 1000));
-    return buf;
-}
-
-std::string record_print_text(const printk_info& r, bool time) {
-    const std::string prefix = time ? print_time(r.ts_nsec) : std::string();
-    std::string out;
-    std::size_t from = 0;
-    for (;;) {
-        const std::size_t nl = r.text.find('\n', from);
-        out += prefix;
-        out.append(r.text, from, nl == std::string::npos ? std::string::npos : nl - from);
-        out += '\n';
-        if (nl == std::string::npos) break;
-        from = nl + 1;
-    }
-    return out;
-}
-
-std::string dropped_marker(std::uint64_t n) {
-    return "** " + std::to_string(n) + " printk messages dropped **\n";
-}
-const char* const replay_marker = "** replaying previous printk message **\n";
-
-// ---- global state (one printk per simulation, as the kernel has one)
-
-namespace {
-
-struct printk_globals {
-    printk_config cfg;
-    printk_ringbuffer rb;
-    std::vector<console*> consoles;
-    bool have_legacy_console = false, have_nbcon_console = false, have_boot_console = false;
-    bool kthreads_ready = false, kthreads_running = false, pending_start = false;
-    bool legacy_allow_panic_sync = false;
-    int panic_cpu = -1;
-    std::vector<unsigned> emergency_nesting = std::vector<unsigned>(64, 0);
-    std::vector<unsigned> deferred = std::vector<unsigned>(64, 0);
-    // console_lock (console_sem), the spinning handover of console_trylock_spinning
-    bool console_locked = false;
-    int console_lock_owner = -1;
-    bool console_may_schedule = false;
-    int console_owner = -1; // the CPU emitting a legacy record with spinning enabled
-    bool console_waiter = false;
-    wait_queue_head console_sem_wq;
-    std::uint64_t syslog_seq = 0;
-    std::map<const console*, std::vector<printed_record>> printed;
-    std::function<void(const printk_info&)> on_store;
-    std::function<void(const console&, const printed_record&)> on_printed;
-    std::vector<cpu::irq_work> deferred_work = std::vector<cpu::irq_work>(64);
-    // The legacy loop's record and its formatted text (the kernel's static printk_buffers, used under
-    // console_lock): not on the printing task's stack, which a console write that never returns keeps.
-    printk_info pbuf_record;
-    std::string pbuf_text;
-    explicit printk_globals(const printk_config& c)
-        : cfg(c)
-        , rb(c.log_buf_len, c.record_max) {}
-};
 
 std::unique_ptr<printk_globals> g_printk;
 
@@ -106,7 +23,6 @@ printk_globals& pk() {
     return *g_printk;
 }
 
-// State the CPUs share is looked at in SystemC time (the other cores' writes are there).
 core& now() {
     core& c = core::current();
     c.sync();
@@ -116,7 +32,6 @@ unsigned this_cpu() {
     return core::current().id();
 }
 
-// Ownership, console_waiter and the lock change: spinning CPUs look again.
 sc_core::sc_event& state_changed() {
     static sc_core::sc_event e("uartvp_printk_state_changed");
     return e;
@@ -145,8 +60,6 @@ void record_printed(console& con, const printk_info& r, const std::string& text,
     }
 }
 
-// The next record at or after `seq` for `con`: false if none; the dropped count grows by the records
-// overwritten before it could print them. `suppressed`: at or above console_loglevel (stored, not printed).
 bool printk_get_next_message(console& con, std::uint64_t seq, printk_info& r, std::uint64_t& dropped,
                              bool& suppressed) {
     if (!pk().rb.read_valid(seq, &r)) return false;
@@ -164,7 +77,13 @@ void con_printk(int level, const console& con, const std::string& msg) {
     printk(level, "printk: " + con_name(con) + msg);
 }
 
-} // namespace
+} // namespace uartvp::sw::printk_internal
+
+namespace uartvp::sw {
+
+using cpu::core;
+using namespace kapi;
+using namespace printk_internal;
 
 void printk_init(const printk_config& cfg) {
     g_printk = std::make_unique<printk_globals>(cfg);
@@ -414,290 +333,6 @@ void console_unlock() {
         now();
         if (!legacy_pending()) break;
     } while (console_trylock());
-}
-
-// ---- nbcon ownership
-
-namespace {
-
-bool owner_is(const console& con, const nbcon_context& ctxt) {
-    return con.state.cpu == static_cast<int>(this_cpu()) && con.state.prio == ctxt.prio;
-}
-
-void take(console& con, const nbcon_context& ctxt, bool hostile) {
-    const bool was_unsafe = con.state.unsafe;
-    con.state.prio = ctxt.prio;
-    con.state.cpu = static_cast<int>(this_cpu());
-    if (con.state.req_prio == ctxt.prio) con.state.req_prio = nbcon_prio::none;
-    con.state.unsafe = hostile && was_unsafe;
-    con.state.unsafe_takeover = con.state.unsafe_takeover || (hostile && was_unsafe);
-    notify_state();
-}
-
-} // namespace
-
-bool nbcon_context_try_acquire(nbcon_context& ctxt) {
-    printk_globals& g = pk();
-    console& con = *ctxt.con;
-    core& c = now();
-    const int me = static_cast<int>(this_cpu());
-    if (g.panic_cpu >= 0 && g.panic_cpu != me) return false; // -EPERM: another CPU is in panic
-    const nbcon_state cur = con.state;
-    if (ctxt.prio <= cur.req_prio && cur.req_prio != nbcon_prio::none) return false;
-    // Direct: free, or a lower priority owner in a safe state.
-    if (cur.prio == nbcon_prio::none || (ctxt.prio > cur.prio && !cur.unsafe)) {
-        take(con, ctxt, false);
-        return true;
-    }
-    if (ctxt.prio <= cur.prio) return false; // -EPERM: the owner prints our records too
-    if (cur.cpu == me) return false;         // -EBUSY: no handover on the same CPU
-    // Handover: ask the unsafe owner, poll for its release.
-    if (ctxt.spinwait_max_us > 0) {
-        con.state.req_prio = ctxt.prio;
-        notify_state();
-        const sc_core::sc_time until =
-            c.local_time() + sc_core::sc_time(static_cast<double>(ctxt.spinwait_max_us), sc_core::SC_US);
-        for (;;) {
-            if (con.state.req_prio != ctxt.prio) break; // a higher waiter took over the request
-            if (con.state.prio == nbcon_prio::none) {
-                take(con, ctxt, false);
-                return true;
-            }
-            if (sc_core::sc_time_stamp() >= until) break;
-            c.wait_for(state_changed(), until); // udelay(1) polls in the kernel; the same end
-            now();
-        }
-        if (con.state.req_prio == ctxt.prio) {
-            con.state.req_prio = nbcon_prio::none;
-            notify_state();
-        }
-    }
-    // Hostile: panic only, when allowed.
-    if (ctxt.prio == nbcon_prio::panic && ctxt.allow_unsafe_takeover) {
-        take(con, ctxt, true);
-        return true;
-    }
-    return false;
-}
-
-void nbcon_context_release(nbcon_context& ctxt) {
-    console& con = *ctxt.con;
-    now();
-    if (!owner_is(con, ctxt)) return;
-    con.state.prio = nbcon_prio::none;
-    con.state.cpu = -1;
-    con.state.unsafe = con.state.unsafe_takeover;
-    notify_state();
-}
-
-namespace {
-
-// nbcon_context_can_proceed: still the owner; a waiter in a safe state gets the console now.
-bool can_proceed(nbcon_context& ctxt) {
-    console& con = *ctxt.con;
-    now();
-    if (!owner_is(con, ctxt)) return false;
-    if (con.state.req_prio == nbcon_prio::none || con.state.unsafe) return true;
-    nbcon_context_release(ctxt); // hand over
-    ++con.ownership_lost;
-    return false;
-}
-
-bool update_unsafe(nbcon_write_context& wctxt, bool unsafe) {
-    nbcon_context& ctxt = wctxt.ctxt;
-    if (!can_proceed(ctxt)) return false;
-    ctxt.con->state.unsafe = unsafe || ctxt.con->state.unsafe_takeover;
-    return can_proceed(ctxt);
-}
-
-} // namespace
-
-bool nbcon_can_proceed(nbcon_write_context& wctxt) {
-    return can_proceed(wctxt.ctxt);
-}
-bool nbcon_enter_unsafe(nbcon_write_context& wctxt) {
-    return update_unsafe(wctxt, true);
-}
-bool nbcon_exit_unsafe(nbcon_write_context& wctxt) {
-    return update_unsafe(wctxt, false);
-}
-void nbcon_reacquire_nobuf(nbcon_write_context& wctxt) {
-    while (!nbcon_context_try_acquire(wctxt.ctxt))
-        core::current().wait_for(state_changed());
-    wctxt.outbuf.clear();
-}
-
-bool nbcon_emit_next_record(nbcon_write_context& wctxt, bool use_atomic) {
-    printk_globals& g = pk();
-    nbcon_context& ctxt = wctxt.ctxt;
-    console& con = *ctxt.con;
-    if (!nbcon_enter_unsafe(wctxt)) return false;
-    ctxt.backlog = false;
-    printk_info r;
-    std::uint64_t dropped = 0;
-    bool suppressed = false;
-    if (!printk_get_next_message(con, con.nbcon_seq, r, dropped, suppressed)) return nbcon_exit_unsafe(wctxt);
-    ctxt.backlog = true;
-    con.dropped += dropped;
-    std::string text;
-    bool replayed = false;
-    if (!suppressed) {
-        if (con.dropped) {
-            text = dropped_marker(con.dropped);
-            con.dropped = 0;
-        }
-        // Started by an owner that lost the console: print it again, marked.
-        if (con.nbcon_prev_seq == r.seq) {
-            text += replay_marker;
-            replayed = true;
-        }
-        text += record_print_text(r, g.cfg.time);
-        con.nbcon_prev_seq = r.seq;
-    }
-    if (!nbcon_exit_unsafe(wctxt)) return false;
-    if (!text.empty()) {
-        wctxt.outbuf = text;
-        if (use_atomic)
-            con.write_atomic(con, wctxt);
-        else
-            con.write_thread(con, wctxt);
-    }
-    // Only an owner may mark the record done; one that lost the console backs out.
-    if (!nbcon_enter_unsafe(wctxt)) return false;
-    if (!text.empty()) {
-        record_printed(con, r, text, replayed, dropped);
-        con.nbcon_prev_seq = ~0ull;
-    }
-    con.nbcon_seq = r.seq + 1;
-    return nbcon_exit_unsafe(wctxt);
-}
-
-// ---- the atomic flush
-
-namespace {
-
-// -1: no ownership (-EPERM), -2: lost it (-EAGAIN), 0: printed up to stop_seq or the end.
-int __nbcon_atomic_flush_pending_con(console& con, std::uint64_t stop_seq) {
-    nbcon_write_context wctxt;
-    nbcon_context& ctxt = wctxt.ctxt;
-    ctxt.con = &con;
-    ctxt.prio = nbcon_get_default_prio();
-    ctxt.spinwait_max_us = 2000;
-    ctxt.allow_unsafe_takeover = ctxt.prio == nbcon_prio::panic;
-    if (!nbcon_context_try_acquire(ctxt)) return -1;
-    while (con.nbcon_seq < stop_seq) {
-        if (!nbcon_emit_next_record(wctxt, true)) return -2;
-        if (!ctxt.backlog) break;
-    }
-    nbcon_context_release(ctxt);
-    return 0;
-}
-
-void nbcon_atomic_flush_pending_con(console& con, std::uint64_t stop_seq) {
-    for (;;) {
-        irqflags flags;
-        local_irq_save(flags); // IRQs off for the whole batch
-        const int err = __nbcon_atomic_flush_pending_con(con, stop_seq);
-        local_irq_restore(flags);
-        if (err) return;
-        // More came meanwhile and no kthread will take it: another batch, IRQs on for an instant.
-        now();
-        if (printk_get_console_flush_type().nbcon_offload) return;
-        if (!pk().rb.read_valid(con.nbcon_seq)) return;
-        stop_seq = pk().rb.next_reserve_seq();
-    }
-}
-
-} // namespace
-
-void nbcon_atomic_flush_pending() {
-    printk_globals& g = pk();
-    now();
-    const std::uint64_t stop_seq = g.rb.next_reserve_seq();
-    for (console* con : std::vector<console*>(g.consoles)) {
-        if (!is_nbcon(*con) || !console_is_usable(*con) || !con->write_atomic) continue;
-        if (con->nbcon_seq >= stop_seq) continue;
-        nbcon_atomic_flush_pending_con(*con, stop_seq);
-    }
-}
-
-// ---- the printer kthread
-
-namespace {
-
-bool nbcon_kthread_should_wakeup(console& con) {
-    now();
-    return console_is_usable(con) && con.state.prio == nbcon_prio::none && pk().rb.read_valid(con.nbcon_seq);
-}
-
-int nbcon_kthread_func(void* data) {
-    console& con = *static_cast<console*>(data);
-    for (;;) {
-        con.kthread_waiting = true;
-        wait_event(con.rcuwait, [&] { return kthread_should_stop() || nbcon_kthread_should_wakeup(con); });
-        con.kthread_waiting = false;
-        if (kthread_should_stop()) break;
-        bool backlog;
-        do {
-            backlog = false;
-            if (!console_is_usable(con)) break;
-            // nbcon_emit_one(wctxt, use_atomic = false): one record under the device lock.
-            nbcon_write_context wctxt;
-            wctxt.ctxt.con = &con;
-            wctxt.ctxt.prio = nbcon_prio::normal;
-            irqflags flags;
-            con.device_lock(con, flags);
-            if (nbcon_context_try_acquire(wctxt.ctxt)) {
-                if (nbcon_emit_next_record(wctxt, false)) nbcon_context_release(wctxt.ctxt);
-                backlog = wctxt.ctxt.backlog;
-            }
-            con.device_unlock(con, flags);
-            cond_resched();
-        } while (backlog);
-    }
-    return 0;
-}
-
-bool nbcon_kthread_create(console& con) {
-    if (con.kthread) return true;
-    con.irq_work.lazy = false;
-    con.irq_work.func = [&con](cpu::irq_work*) { wake_up(con.rcuwait); };
-    con.kthread = kthread_run_on_cpu(nbcon_kthread_func, &con, pk().cfg.kthread_cpu, "pr/" + con.full_name());
-    sched_set_normal(con.kthread, -20);
-    return con.kthread != nullptr;
-}
-
-// `newcon`: a console about to be inserted (the reorder checks before the insertion).
-void printk_kthreads_check_locked(console* newcon = nullptr) {
-    printk_globals& g = pk();
-    if (!g.kthreads_ready) return;
-    if (g.have_boot_console || !g.have_nbcon_console) {
-        g.kthreads_running = false;
-        return;
-    }
-    if (g.kthreads_running) return;
-    for (console* con : g.consoles)
-        if (is_nbcon(*con) && console_is_usable(*con)) nbcon_kthread_create(*con);
-    if (newcon && is_nbcon(*newcon)) nbcon_kthread_create(*newcon);
-    g.kthreads_running = true;
-    g.pending_start = false;
-}
-
-} // namespace
-
-void nbcon_kthreads_wake() {
-    printk_globals& g = pk();
-    if (!g.kthreads_running) return;
-    for (console* con : g.consoles) {
-        if (!is_nbcon(*con) || !con->kthread) continue;
-        now();
-        if (con->kthread_waiting) irq_work_queue(&con->irq_work);
-    }
-}
-
-void printk_set_kthreads_ready() {
-    pk().kthreads_ready = true;
-    printk_kthreads_check_locked();
 }
 
 // ---- vprintk_emit
