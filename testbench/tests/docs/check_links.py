@@ -33,11 +33,6 @@ HTML_ID = re.compile(r"<[A-Za-z][^>]*?\b(?:id|name)\s*=\s*\"([^\"]*)\"", re.I)
 GITHUB_LINE = re.compile(r"^L\d+(?:C\d+)?(?:-L\d+(?:C\d+)?)?$")
 
 
-def blank(text, start, end):
-    """text with [start, end) replaced by spaces, newlines kept (offsets and line numbers stay)."""
-    return text[:start] + re.sub(r"[^\n]", " ", text[start:end]) + text[end:]
-
-
 def strip_fences(text):
     """The page with every fenced code block blanked out; also returns the lines outside fences."""
     lines = text.split("\n")
@@ -60,42 +55,24 @@ def strip_fences(text):
 
 
 def strip_code_spans(text):
-    """Inline code spans blanked out: a run of n backticks up to the next run of exactly n,
-    within one paragraph."""
-    i = 0
-    n = len(text)
-    while i < n:
-        if text[i] == "\\":
-            i += 2
-            continue
-        if text[i] != "`":
-            i += 1
-            continue
-        j = i
-        while j < n and text[j] == "`":
-            j += 1
-        run = j - i
-        k = j
-        found = -1
-        while k < n:
-            if text[k] == "`":
-                m = k
-                while m < n and text[m] == "`":
-                    m += 1
-                if m - k == run:
-                    found = m
+    """Inline code spans blanked out: a run of n backticks up to the next run of exactly n backticks
+    within the same paragraph (a backslash-escaped backtick opens none)."""
+    out = list(text)
+    for para in re.finditer(r"(?:[^\n]|\n(?![ \t]*\n))+", text):
+        runs = [(m.start(), m.end()) for m in re.finditer(r"`+", para.group(0))
+                if not (m.start() > 0 and para.group(0)[m.start() - 1] == "\\")]
+        i = 0
+        while i < len(runs):
+            a, b = runs[i]
+            for j in range(i + 1, len(runs)):
+                if runs[j][1] - runs[j][0] == b - a:
+                    for k in range(para.start() + a, para.start() + runs[j][1]):
+                        if out[k] != "\n":
+                            out[k] = " "
+                    i = j
                     break
-                k = m
-                continue
-            if text.startswith("\n\n", k) or re.match(r"\n[ \t]*\n", text[k:k + 80]):
-                break
-            k += 1
-        if found < 0:
-            i = j
-            continue
-        text = blank(text, i, found)
-        i = found
-    return text
+            i += 1
+    return "".join(out)
 
 
 def heading_text(raw):
