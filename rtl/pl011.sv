@@ -32,7 +32,7 @@
 // name (no `return`), always_comb blocks read whole signals, not constant bit-selects.
 //
 // What the TRM says, with the sentence each behaviour rests on, and the choices where it leaves room
-// (the README lists them too):
+// (docs/pl011.md lists them too):
 // - Baud generator (2.2.3): "The baud rate generator contains free-running counters that generate the
 //   internal x16 clocks, Baud16 and IrLPBaud16 signals." It runs whenever the divisor in force is valid
 //   (3.3.6: "UARTIBRD = 0 is invalid"), whatever UARTEN says, and (re)starts where a divisor is latched

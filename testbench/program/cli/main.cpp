@@ -43,7 +43,7 @@ using namespace uartvp::program;
 
 namespace {
 
-// Exit codes (README, --help).
+// Exit codes (docs/program.md, --help).
 constexpr int exit_ok = 0, exit_difference = 1, exit_usage = 2, exit_internal = 3;
 
 const char* exit_codes_text = "Exit codes: 0 ran, and the scoreboard found what the scenario expected; "

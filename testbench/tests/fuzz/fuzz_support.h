@@ -5,7 +5,7 @@
 // book of read promises, timed input changes, the access and its transport, and the rig's shape: the
 // first initiator's loop, single and twin runs.
 //
-// Environment (see the README's Tests section):
+// Environment (see docs/tests.md):
 //   UARTVP_FUZZ_TRANSACTIONS  transactions per test (default: the test's CI count)
 //   UARTVP_FUZZ_SEED          seed of every fuzz test (default: the test's own fixed seed)
 //   UARTVP_FUZZ_LOG           1: print every transaction (for a reproducer)

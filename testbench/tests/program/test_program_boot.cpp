@@ -1,5 +1,6 @@
 // boot-console through the program, profile grace: the figures of seed 001 the model is held to
-// (calibrated, fitted, predicted: see the README's table) and what tells each variant apart; its keys.
+// (calibrated, fitted, predicted: see the table in docs/scenarios/boot-console.md) and what tells each
+// variant apart; its keys.
 #include <fstream>
 
 #include <gtest/gtest.h>

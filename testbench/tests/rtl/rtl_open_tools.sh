@@ -7,7 +7,7 @@
 #   rtl_open_tools.sh icarus         Icarus Verilog compiles it for both FIFO depths without a message
 #   rtl_open_tools.sh netlist DEPTH  the synthesized netlist, compiled by Icarus without a message,
 #                                    matches the RTL output for output on every cycle of a random run
-#   rtl_open_tools.sh figures        prints the README's synthesis table (generic cells, iCE40)
+#   rtl_open_tools.sh figures        prints docs/pl011.md's synthesis table (generic cells, iCE40)
 # Exit status: 0 pass, 1 fail (the reason on stderr), 2 bad usage.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The timeline opened in speedscope (npm) in headless Chromium, as the README's picture shows it: the
+# The timeline opened in speedscope (npm) in headless Chromium, as docs/waves.md's picture shows it: the
 # run's --trace file is loaded the way speedscope's own command line loads a file (a script calling
 # speedscope.loadFileFromBase64, named in the page's #localProfilePath), the page must take the
 # profile (its title becomes the file's name: an import error leaves it), and the screenshot is kept.
