@@ -1,4 +1,9 @@
+// The console routines of drivers/tty/serial/8250/8250_port.c: the port's accessors, the LSR waits,
+// the console write in its variants (per character, the FIFO path as merged, since v6.14, the first
+// version), and the setup firmware leaves the port in. The early console is 8250_early.cpp.
 #include <uartvp/sw/serial8250.h>
+
+#include "drivers/tty/serial/8250/8250_port.h"
 
 namespace uartvp::sw {
 
@@ -15,12 +20,9 @@ std::uint8_t serial_in(uart_8250_port& up, unsigned offset) {
     }
 }
 
-// A polling loop on one register through the port's accessor, as one operation of the CPU stub:
-//     for (n = 1;; ++n) { v = serial_in(up, offset); if (!keep(v) || n == max_reads) break; udelay(us); }
-// (max_reads 0 and us 0: no limit, cpu_relax() between reads). `bits`: the bits keep() tests (0: any).
-static poll_result serial_in_poll(uart_8250_port& up, unsigned offset,
-                                  const std::function<bool(std::uint32_t)>& keep, unsigned long max_reads,
-                                  unsigned long us, std::uint32_t bits = 0) {
+poll_result serial_in_poll(uart_8250_port& up, unsigned offset,
+                           const std::function<bool(std::uint32_t)>& keep, unsigned long max_reads,
+                           unsigned long us, std::uint32_t bits) {
     const iomem mem = up.membase + (offset << up.regshift);
     const auto port = static_cast<std::uint16_t>(up.iobase + offset);
     if (us == 0 && max_reads == 0) {
@@ -220,35 +222,11 @@ void serial8250_console_write_v1(uart_8250_port& up, std::string_view s) {
     });
 }
 
-void serial_putc(uart_8250_port& up, unsigned char c) {
-    serial_out(up, UART_TX, c);
-    auto tx_busy = [](std::uint32_t lsr) { return (lsr & UART_LSR_BOTH_EMPTY) != UART_LSR_BOTH_EMPTY; };
-    // for (;;) { if (!tx_busy(serial_in(up, UART_LSR))) break; cpu_relax(); }
-    serial_in_poll(up, UART_LSR, tx_busy, 0, 0, UART_LSR_BOTH_EMPTY);
-}
-
-void early_serial8250_write(uart_8250_port& up, std::string_view s) {
-    uart_console_write(up, s, serial_putc);
-}
-
 static void write_divisor(uart_8250_port& up, std::uint16_t divisor, std::uint8_t lcr) {
     serial_out(up, UART_LCR, lcr | UART_LCR_DLAB);
     serial_out(up, UART_DLL, divisor & 0xFF);
     serial_out(up, UART_DLM, divisor >> 8);
     serial_out(up, UART_LCR, lcr);
-}
-
-void early_serial8250_init_port(uart_8250_port& up, std::uint16_t divisor) {
-    serial_out(up, UART_LCR, UART_LCR_WLEN8); // 8N1
-    const std::uint8_t ier = serial_in(up, UART_IER);
-    serial_out(up, UART_IER, ier & UART_IER_UUE); // no interrupts
-    serial_out(up, UART_FCR, 0);                  // no FIFO
-    serial_out(up, UART_MCR, UART_MCR_DTR | UART_MCR_RTS);
-    const std::uint8_t c = serial_in(up, UART_LCR);
-    serial_out(up, UART_LCR, c | UART_LCR_DLAB);
-    serial_out(up, UART_DLL, divisor & 0xFF);
-    serial_out(up, UART_DLM, divisor >> 8);
-    serial_out(up, UART_LCR, c & ~UART_LCR_DLAB);
 }
 
 void serial8250_port_startup(uart_8250_port& up, std::uint16_t divisor, std::uint8_t lcr) {

@@ -6,6 +6,7 @@
 // serial8250_read_char, serial8250_tx_chars (tx_loadsz per THRE), __start_tx (setting IER.THRI
 // provokes the first THRE interrupt) and __stop_tx. The console routines are <serial8250.h>.
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include <uartvp/cpu/kernel.h>
@@ -60,5 +61,13 @@ void serial8250_read_char(uart_8250_port& up, std::uint8_t lsr);
 void serial8250_tx_chars(uart_8250_port& up);
 void serial8250_start_tx(uart_port& port);
 void serial8250_stop_tx(uart_port& port);
+
+// A polling loop on one register through the port's accessor, as one operation of the CPU stub:
+//     for (n = 1;; ++n) { v = serial_in(up, offset); if (!keep(v) || n == max_reads) break; udelay(us); }
+// (max_reads 0 and us 0: no limit, cpu_relax() between reads). `bits`: the bits keep() tests (0: any).
+// The console's waits and the early console's putc share it (8250_console.cpp, 8250_early.cpp).
+kapi::poll_result serial_in_poll(uart_8250_port& up, unsigned offset,
+                                 const std::function<bool(std::uint32_t)>& keep, unsigned long max_reads,
+                                 unsigned long us, std::uint32_t bits = 0);
 
 } // namespace uartvp::sw
