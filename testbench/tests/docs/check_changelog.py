@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """CHANGELOG.md names the version the program reports.
 
-Usage: check_changelog.py PROGRAM SOURCE_DIR
+Usage: check_changelog.py PROGRAM SOURCE_DIR [PACKAGE_FILE...]
 
 Runs PROGRAM --version (it prints "uartvp X.Y.Z"), takes the version number from it, and checks that
 the first released heading of SOURCE_DIR/CHANGELOG.md, "## [X.Y.Z] - YYYY-MM-DD" (the first
-"## [...]" heading other than "## [Unreleased]", outside code blocks), names the same version.
+"## [...]" heading other than "## [Unreleased]", outside code blocks), names the same version. Each PACKAGE_FILE (the build's uartvp.pc, "Version: X.Y.Z", and
+uartvpConfigVersion.cmake, 'set(PACKAGE_VERSION "X.Y.Z")') must name it too.
 Exit 0: they match; 1: they differ, or a version is missing from either; 2: bad usage.
 """
 
@@ -62,9 +63,23 @@ def changelog_version(path):
     return None, f"{path}: no released version heading (## [X.Y.Z] - YYYY-MM-DD)"
 
 
+PACKAGE = re.compile(r'^(?:Version:\s*|set\(PACKAGE_VERSION\s+")(\d+\.\d+\.\d+)', re.M)
+
+
+def package_version(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            m = PACKAGE.search(f.read())
+    except OSError as e:
+        return None, f"cannot read {path}: {e}"
+    if not m:
+        return None, f"{path} names no version"
+    return m.group(1), None
+
+
 def main(argv):
-    if len(argv) != 3 or not os.path.isdir(argv[2]):
-        print("usage: check_changelog.py PROGRAM SOURCE_DIR", file=sys.stderr)
+    if len(argv) < 3 or not os.path.isdir(argv[2]):
+        print("usage: check_changelog.py PROGRAM SOURCE_DIR [PACKAGE_FILE...]", file=sys.stderr)
         return 2
     program, root = argv[1], argv[2]
     reported, error = program_version(program)
@@ -81,7 +96,16 @@ def main(argv):
         print(f"CHANGELOG.md:{number}: the first released version is {version}, "
               f"but {os.path.basename(program)} --version reports {reported}")
         return 1
-    print(f"CHANGELOG.md's first released version, {version}, is the one the program reports")
+    for package in argv[3:]:
+        named, error = package_version(package)
+        if error:
+            print(error)
+            return 1
+        if named != version:
+            print(f"{package} names version {named}, CHANGELOG.md and the program {version}")
+            return 1
+    print(f"CHANGELOG.md's first released version, {version}, is the one the program and "
+          f"{len(argv) - 3} package files report")
     return 0
 
 
