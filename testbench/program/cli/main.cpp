@@ -28,15 +28,15 @@
 #include "cli/line_header.h"
 #include "cli/outputs.h"
 #include "cli/payload.h"
-#include "plugins/plugins.h"
 #include "cli/progress.h"
-#include "scenarios/scenario.h"
 #include "cli/stop.h"
 #include "cli/sweep.h"
 #include "cli/terminal.h"
 #include "cli/timeline.h"
 #include "cli/version.h"
 #include "cli/waves.h"
+#include "plugins/plugins.h"
+#include "scenarios/scenario.h"
 
 using namespace uartvp;
 using namespace uartvp::program;
@@ -192,6 +192,9 @@ run_request make_request(const run_options& o, bool need_variant) {
     if (need_variant && s->variant_refusal)
         if (auto why = s->variant_refusal(rq.variant, rq.profile))
             throw usage_error(rq.variant + " on profile " + rq.profile + ": " + *why);
+    rq.p.scenario = s->name;
+    rq.p.profile = rq.profile;
+    rq.p.reference = o.mode == "reference";
     prof->apply(rq.p);
     std::set<std::string> given;
     for (const std::string& kv : o.sets) {
@@ -203,6 +206,8 @@ run_request make_request(const run_options& o, bool need_variant) {
         // Checked after the key itself: an unknown key is named as such.
         if (!given.insert(key).second) throw usage_error("--set " + shown(key) + " given twice");
     }
+    if (s->check_params)
+        if (auto err = s->check_params(rq.p)) throw usage_error(*err);
     if (auto err = rq.p.check()) throw usage_error(*err);
     if (s->check_variants) { // run: the variant asked for; compare: every variant
         std::vector<std::string> vs;
@@ -214,7 +219,6 @@ run_request make_request(const run_options& o, bool need_variant) {
                 vs.push_back(v.name);
         if (auto err = s->check_variants(vs, rq.p)) throw usage_error(*err);
     }
-    rq.p.reference = o.mode == "reference";
     const std::size_t bytes = payload_bytes_value(o);
     if (!o.payload_file.empty()) {
         rq.payload = file_payload(o.payload_file);
@@ -484,8 +488,13 @@ std::string list_text() {
                                p.name == s.default_profile ? " (default)" : "");
     }
     out += "--set keys:\n";
-    for (const auto& [k, d] : params::keys())
-        out += fmt::format("    {:<18} {}\n", k, d);
+    std::vector<const key_def*> by_name;
+    for (const key_def& k : keys())
+        by_name.push_back(&k);
+    std::sort(by_name.begin(), by_name.end(),
+              [](const key_def* a, const key_def* b) { return a->name < b->name; });
+    for (const key_def* k : by_name)
+        out += fmt::format("    {:<18} {}\n", k->name, k->description);
     return out;
 }
 

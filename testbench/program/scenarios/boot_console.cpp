@@ -36,18 +36,18 @@
 #include <uartvp/scoreboard.h>
 #include <uartvp/uart16550.h>
 
-#include "workloads/bootlog.h"
-#include <uartvp/sw/pl011.h>
-#include "platforms/pl011_platform.h"
-#include "plugins/plugins.h"
-#include "kernel/printk/printk.h"
-#include "scenarios/scenario.h"
-#include "drivers/tty/serial/8250/8250_nbcon.h"
-#include "drivers/tty/serial/amba-pl011-nbcon.h"
-#include <uartvp/sw/serial8250.h>
 #include "cli/stop.h"
 #include "cli/timeline.h"
 #include "cli/waves.h"
+#include "drivers/tty/serial/8250/8250_nbcon.h"
+#include "drivers/tty/serial/amba-pl011-nbcon.h"
+#include "kernel/printk/printk.h"
+#include "platforms/pl011_platform.h"
+#include "plugins/plugins.h"
+#include "scenarios/scenario.h"
+#include "workloads/bootlog.h"
+#include <uartvp/sw/pl011.h>
+#include <uartvp/sw/serial8250.h>
 
 namespace uartvp::program {
 
@@ -808,16 +808,8 @@ run_result run_boot_console(const run_request& rq) {
     r.variant = rq.variant;
     r.profile = rq.profile;
     r.params = p.to_json();
-    r.params.erase("reset_after_write");
-    r.params.update({{"ipi_at_ms", p.ipi_at_ms},
-                     {"csd_lock_timeout_ms", p.csd_lock_timeout_ms},
-                     {"earlycon", p.earlycon},
-                     {"loglevel", p.console_loglevel()},
-                     {"quiet", p.quiet},
-                     {"csdlock_debug", true},
-                     {"boot_cpu", boot_cpu},
-                     {"kthread_cpu", 0}});
-    if (!rpi) r.params["bmc_char_ns"] = p.bmc_char_ns;
+    // What the scenario fixes: csdlock_debug on, the boot task's CPU, the printer kthread's.
+    r.params.update({{"csdlock_debug", true}, {"boot_cpu", boot_cpu}, {"kthread_cpu", 0}});
     r.payload_source = rq.payload_source;
     r.payload_lines = plan.before.size() + plan.after.size();
     r.expect_loss = rq.expect_loss;
@@ -955,7 +947,6 @@ scenario_def boot_console_scenario() {
          "KFENCE kworker's IPI at 413.5 ms; calibrated boot: 47,800 characters before \"enabled\" at "
          "0.308 s, Run /init at 0.63 s",
          [](params& p) {
-             p.boot = true;
              p.cores = 4;
              p.uart_base = 0xc280000;
              p.uartclk_hz = 24'000'000;
@@ -973,7 +964,6 @@ scenario_def boot_console_scenario() {
          "earlycon, no IPI; calibrated boot: 93,200 characters before the console registers at 0.295 s, Run "
          "/init at 1.097 s",
          [](params& p) {
-             p.boot = true;
              p.cores = 4;
              p.cpu_hz = 1'400'000'000;
              p.uart_model = "mini";
@@ -997,6 +987,13 @@ scenario_def boot_console_scenario() {
         if (variant == "console-initcall" && profile == "rpi3b")
             return std::string("has no meaning here: seed 001's console_initcall patch is to amba-pl011, the "
                                "Pi's mini UART is an 8250 port");
+        return std::nullopt;
+    };
+    s.check_params = [](const params& p) -> std::optional<std::string> {
+        if (p.cores < 2)
+            return "boot-console needs at least 2 cores (the boot task runs on CPU1): --set cores=N";
+        if (p.quiet && p.loglevel)
+            return "quiet and loglevel both set console_loglevel (quiet: 4): give one of them";
         return std::nullopt;
     };
     s.default_profile = "grace";

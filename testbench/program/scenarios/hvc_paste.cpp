@@ -21,14 +21,14 @@
 #include <uartvp/hvc_backends.h>
 #include <uartvp/router.h>
 
+#include "cli/stop.h"
+#include "cli/timeline.h"
+#include "cli/waves.h"
 #include "drivers/tty/hvc/hvc_console.h"
 #include "drivers/tty/hvc/hvc_opal.h"
 #include "drivers/tty/hvc/virtio_console.h"
 #include "scenarios/rx_check.h"
 #include "scenarios/scenario.h"
-#include "cli/stop.h"
-#include "cli/timeline.h"
-#include "cli/waves.h"
 
 namespace uartvp::program {
 
@@ -382,7 +382,7 @@ std::vector<std::pair<std::string, std::string>> summary_rows(const run_result& 
 }
 
 void hvc_common(params& p, const char* backend) {
-    p.hvc = true;
+    p.uart_model.clear(); // no UART
     p.hvc_backend = backend;
     p.cores = 2;
 }
@@ -413,6 +413,12 @@ scenario_def hvc_paste_scenario() {
          "a virtio console: one interrupt per filled input buffer of burst_bytes, get_chars a copy (50 ns "
          "per access, assumed); IRQ entry 1 us, exit 0.5 us, tick 2 us (assumed)",
          [](params& p) { hvc_common(p, "virtio"); }},
+    };
+    // Each key was checked as it was set; khvcd's core against the machine's.
+    s.check_params = [](const params& p) -> std::optional<std::string> {
+        if (p.khvcd_cpu < p.cores) return std::nullopt;
+        return "khvcd_cpu " + std::to_string(p.khvcd_cpu) + " is not a core (the machine has " +
+               std::to_string(p.cores) + (p.cores == 1 ? " core" : " cores") + ": --set cores=N)";
     };
     s.default_profile = "opal";
     s.default_payload_bytes = 16384;

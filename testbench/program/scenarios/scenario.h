@@ -113,6 +113,9 @@ struct scenario_def {
     std::function<std::string(const std::vector<nlohmann::json>& runs)> compare_table;
     // Lines `run` adds to its summary (label, value). Optional.
     std::function<std::vector<std::pair<std::string, std::string>>(const run_result&)> summary_rows;
+    // Cross-checks of its keys' values (a core number below cores), after --set and before the UART's
+    // own: an error message, or nothing. Optional.
+    std::function<std::optional<std::string>(const params&)> check_params;
     // Refuses parameters that some of the given variants cannot honour, before anything runs: an error
     // message naming them, or nothing. Optional.
     std::function<std::optional<std::string>(const std::vector<std::string>& variants, const params&)>

@@ -26,16 +26,16 @@
 #include <uartvp/scoreboard.h>
 #include <uartvp/uart16550.h>
 
-#include "platforms/pl011_platform.h"
 #include "cli/progress.h"
-#include "scenarios/rx_check.h"
-#include "scenarios/scenario.h"
-#include "drivers/tty/serial/8250/8250_port.h"
-#include "drivers/tty/serial/amba-pl011.h"
 #include "cli/stop.h"
 #include "cli/terminal.h"
 #include "cli/timeline.h"
 #include "cli/waves.h"
+#include "drivers/tty/serial/8250/8250_port.h"
+#include "drivers/tty/serial/amba-pl011.h"
+#include "platforms/pl011_platform.h"
+#include "scenarios/rx_check.h"
+#include "scenarios/scenario.h"
 
 namespace uartvp::program {
 
@@ -534,14 +534,6 @@ run_result run_tty_paste(const run_request& rq) {
     r.variant = rq.variant;
     r.profile = rq.profile;
     r.params = p.to_json();
-    r.params.erase("reset_after_write"); // not a tty-paste key
-    r.params.update({{"irq_cpu", p.irq_cpu},
-                     {"hog_us", p.hog_us},
-                     {"hog_period_us", p.hog_period_us},
-                     {"hog_cpu", p.hog_cpu_or_irq_cpu()},
-                     {"hog_sync", p.hog_sync},
-                     {"rx_trigger", p.rx_trigger},
-                     {"hz", p.hz}});
     r.payload_source = rq.payload_source;
     r.payload_lines = lines;
     r.expect_loss = rq.expect_loss;
@@ -663,8 +655,16 @@ std::vector<std::pair<std::string, std::string>> summary_rows(const run_result& 
     };
 }
 
-void tty_common(params& p) {
-    p.tty = true;
+// The cores the keys name must exist; the hog's window must fit its period.
+std::optional<std::string> check_params(const params& p) {
+    const std::string have = " (the machine has " + std::to_string(p.cores) +
+                             (p.cores == 1 ? " core" : " cores") + ": --set cores=N)";
+    if (p.irq_cpu >= p.cores) return "irq_cpu " + std::to_string(p.irq_cpu) + " is not a core" + have;
+    if (p.hog_cpu && *p.hog_cpu >= p.cores)
+        return "hog_cpu " + std::to_string(*p.hog_cpu) + " is not a core" + have;
+    if (p.hog_us > 0 && p.hog_period_us <= p.hog_us)
+        return "hog_period_us must be more than hog_us (the hog holds IRQs off for hog_us of every period)";
+    return std::nullopt;
 }
 
 } // namespace
@@ -684,16 +684,12 @@ scenario_def tty_paste_scenario() {
         {"hw",
          "the PL011 of earlycon-pl011: 24 MHz UARTCLK, 115200 8N1, 32-entry FIFOs (RX trigger 1/2: 16), APB "
          "reads 120 ns, writes 60 ns, 1 GHz CPU; IRQ entry 1 us, exit 0.5 us, tick 2 us (assumed)",
-         [](params& p) {
-             tty_common(p);
-             p.rx_trigger = "1/2";
-         }},
+         [](params& p) { p.rx_trigger = "1/2"; }},
         {"pc",
          "the 16550 COM1 of console-8250: I/O port 0x3F8, 1.8432 MHz, 115200 8N1, 16-byte FIFOs (RX trigger "
          "8), "
          "1.7 us per port access, 2.4 GHz CPU; IRQ entry 1 us, exit 0.5 us, tick 2 us (assumed)",
          [](params& p) {
-             tty_common(p);
              p.uart_model = "16550";
              p.port_io = true;
              p.uart_base = 0x3F8;
@@ -710,6 +706,7 @@ scenario_def tty_paste_scenario() {
     };
     s.default_profile = "hw";
     s.default_payload_bytes = 4096;
+    s.check_params = check_params;
     s.run = run_tty_paste;
     s.compare_table = compare_table;
     s.summary_rows = summary_rows;
