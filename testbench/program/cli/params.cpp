@@ -166,6 +166,14 @@ problem parse_frame(params& p, const std::string& s) {
     return std::nullopt;
 }
 
+problem parse_line_model(params& p, const std::string& s) {
+    if (s != "characters" && s != "pins") return std::string("expected characters or pins");
+    if (s == "characters" && p.reference)
+        return std::string("reference mode drives the pins (characters go with --mode fast)");
+    p.line_model = s == "pins" ? line_kind::pins : line_kind::characters;
+    return std::nullopt;
+}
+
 problem parse_hog_period_us(params& p, const std::string& s) {
     const auto v = parse_double(s);
     if (!v || *v < 0 || *v > 1e7) return std::string("expected a number of microseconds from 0 to 1e7");
@@ -198,6 +206,9 @@ nlohmann::json loglevel_in_effect(const params& p) {
 }
 nlohmann::json frame_name(const params& p) {
     return p.frame.name();
+}
+nlohmann::json line_in_effect(const params& p) {
+    return p.line_as_characters() ? "characters" : "pins";
 }
 
 // hvc-paste takes no UART key: it answers a key it does not take by naming the few it takes.
@@ -243,6 +254,12 @@ const std::vector<key_def>& keys() {
         const std::string no_bmc =
             "applies to profile grace only (no BMC behind the Raspberry Pi's mini UART)";
         const std::vector<key_scope> grace = {{"boot-console", {"grace"}, no_bmc}};
+        // tty-paste's 16550 (profile pc) drives its pins whatever the key says.
+        const std::vector<key_scope> lines = {
+            {"earlycon-pl011"},
+            {"console-8250"},
+            {"tty-paste", {"hw"}, "applies to the PL011 of profile hw only"},
+            {"boot-console"}};
         const std::vector<key_scope> opal = {{"hvc-paste", {"opal"}, "applies to the opal profile only"}};
         const std::string only_tty = "applies to tty-paste only", only_boot = "applies to boot-console only",
                           only_hvc = "applies to hvc-paste only";
@@ -278,6 +295,11 @@ const std::vector<key_def>& keys() {
             {"reset_after_write", "", "0", "assert the UART's reset right after the last write returns (0/1)",
              earlycon_8250, "applies to earlycon-pl011 and console-8250 only",
              flag(&params::reset_after_write)},
+            {"line_model", "", "characters",
+             "how the line monitor and the waves take the UART's lines: characters (default: as the UART "
+             "reports them) or pins (edge by edge, for comparison; --mode reference: always pins)",
+             lines, "applies to the UART consoles (tty-paste: profile hw) only",
+             parsed(parse_line_model, line_in_effect)},
             {"reg_shift", "", "0", "16550: register i at uart_base + (i << reg_shift): 0, 1 or 2 (MMIO only)",
              uart16550, only_16550, one_of(&params::reg_shift, {"0", "1", "2"}, "expected 0, 1 or 2")},
             {"reg_io_width", "", "1", "16550: access width in bytes, 1 or 4 (MMIO only; 4 needs reg_shift 2)",

@@ -25,6 +25,10 @@ struct usage_error : std::runtime_error {
 // A value as an error message quotes it: at most its first 80 characters, then "...".
 std::string shown(std::string_view value);
 
+// How the line monitor and the waves take a UART's lines: as the characters the UART reports, or from
+// its pins, driven edge by edge (for comparison; reference mode always does).
+enum class line_kind { characters, pins };
+
 struct params {
     // The run whose keys these are: the key table's scopes name scenarios and profiles.
     std::string scenario, profile;
@@ -78,6 +82,8 @@ struct params {
     unsigned khvcd_cpu{};
     // run
     bool reset_after_write{}; // assert the UART's reset right after the last write returns
+    line_kind line_model{};
+    bool line_as_characters() const { return !reference && line_model == line_kind::characters; }
 
     // What the profile fixes, not keys.
     // The UART model ("pl011", "16550", "mini", the BCM2835 AUX mini UART; "": none, hvc-paste): the

@@ -303,8 +303,8 @@ public:
     bool timed_out = false;
     sc_event boot_done;
 
-    // In fast mode (unless UARTVP_LINE=pins) the line goes as characters: to the monitor, on grace to
-    // the BMC too, and to the waves.
+    // With the line as characters (line_model, fast mode) it goes to the monitor, on grace to the BMC
+    // too, and to the waves.
     boot_platform(const sc_module_name& name, const params& p)
         : sc_module(name)
         , kernel("kernel", p.cores, boot_timing(p), boot_kernel(p))
@@ -321,9 +321,7 @@ public:
             c.clock_hz = p.uartclk_hz;
             c.reg_shift = 2;
             c.reg_io_width = 4;
-            // The line as characters in fast mode (unless UARTVP_LINE=pins), as console-8250 has it.
-            const char* line = std::getenv("UARTVP_LINE");
-            m_chars = !p.reference && !(line && std::string(line) == "pins");
+            m_chars = p.line_as_characters();
             c.txd_edges = !m_chars;
             mini = std::make_unique<uart16550>("uart0", c);
             if (m_chars) {
@@ -335,7 +333,7 @@ public:
             mini->irq(irq);
             mini->rxd(rxd);
         } else {
-            const bool chars = chars_wanted(p);
+            const bool chars = p.line_as_characters();
             m_chars = chars;
             pl011_config c = make_config(p);
             c.txd_edges = !chars;

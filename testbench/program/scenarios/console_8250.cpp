@@ -5,7 +5,6 @@
 // as a boot console, the others and a plugin's variant as the legacy console ttyS0): IRQs off for each
 // record.
 #include <chrono>
-#include <cstdlib>
 #include <memory>
 #include <optional>
 
@@ -16,13 +15,13 @@
 #include <uartvp/scoreboard.h>
 #include <uartvp/uart16550.h>
 
-#include "scenarios/payload_printk.h"
-#include "plugins/plugins.h"
-#include "scenarios/scenario.h"
-#include <uartvp/sw/serial8250.h>
 #include "cli/stop.h"
 #include "cli/timeline.h"
 #include "cli/waves.h"
+#include "plugins/plugins.h"
+#include "scenarios/payload_printk.h"
+#include "scenarios/scenario.h"
+#include <uartvp/sw/serial8250.h>
 
 namespace uartvp::program {
 
@@ -73,13 +72,6 @@ std::uint8_t lcr_for(const serial_format& f) {
     return l;
 }
 
-// The line as characters in fast mode (unless UARTVP_LINE=pins): the monitor decodes the reported
-// characters, and the waves write TXD from them.
-bool chars_wanted(const params& p) {
-    const char* line = std::getenv("UARTVP_LINE");
-    return !p.reference && !(line && std::string(line) == "pins");
-}
-
 uart16550_config uart_config(const params& p, bool chars) {
     uart16550_config c;
     c.txd_edges = !chars;
@@ -110,10 +102,10 @@ public:
         , kernel("kernel", p.cores, timing(p))
         , cpu0(kernel.cpu(0))
         , bus("bus")
-        , uart("uart0", uart_config(p, chars_wanted(p)))
+        , uart("uart0", uart_config(p, p.line_as_characters()))
         , monitor("console", actual_baud(p), line_format(p.frame))
         , m_p(p) {
-        if (chars_wanted(p)) {
+        if (p.line_as_characters()) {
             uart.report_line(monitor);
             monitor.take_characters(true);
         }
@@ -211,7 +203,7 @@ run_result run_console(const run_request& rq) {
         w->bit(m.irq, "uart0.irq");
         w->end_group();
         // TXD from the 16550's character reports where it does not drive the pin.
-        if (chars_wanted(p))
+        if (p.line_as_characters())
             m.uart.report_line(w->lines_from_reports(m.rxd));
         else
             w->lines(m.txd, m.rxd);

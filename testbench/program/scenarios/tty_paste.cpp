@@ -147,7 +147,7 @@ public:
     bool timed_out = false;
     serial_terminal* term = nullptr; // drives RXD: the run lasts as long as it does
 
-    // The PL011's lines as characters (chars_wanted): the TX monitor takes the reported characters,
+    // The PL011's lines as characters (line_model): the TX monitor takes the reported characters,
     // and TXD is driven edge by edge only for a terminal; the injector reports its characters to the
     // receiver, except with a terminal (it drives RXD). The waves then take both lines from the
     // reports too (add_waves).
@@ -183,7 +183,7 @@ public:
             c.clock_every_cycle = p.reference;
             const char* measure = std::getenv("UARTVP_MEASURE_RTL"); // the benchmark's rtl %
             c.measure_eval_time = measure && std::string(measure) == "1";
-            m_chars = chars_wanted(p);
+            m_chars = p.line_as_characters();
             c.txd_edges = !m_chars || term;
             pl = std::make_unique<pl011>("uart0", c);
             if (m_chars) {
