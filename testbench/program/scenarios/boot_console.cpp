@@ -801,16 +801,9 @@ run_result run_boot_console(const run_request& rq) {
         sb.observe(static_cast<std::uint8_t>(ch), t);
     sb.finish(sc_time_stamp());
 
-    run_result r;
-    r.scenario = rq.scenario;
-    r.variant = rq.variant;
-    r.profile = rq.profile;
-    r.params = p.to_json();
+    run_result r = result_of(rq, plan.before.size() + plan.after.size());
     // What the scenario fixes: csdlock_debug on, the boot task's CPU, the printer kthread's.
     r.params.update({{"csdlock_debug", true}, {"boot_cpu", boot_cpu}, {"kthread_cpu", 0}});
-    r.payload_source = rq.payload_source;
-    r.payload_lines = plan.before.size() + plan.after.size();
-    r.expect_loss = rq.expect_loss;
     const sc_time last_char_end = line.empty() ? SC_ZERO_TIME : line.back().second;
     r.sim_time_ns = to_ns(sc_time_stamp());
     r.line_idle_ns = to_ns(last_char_end);

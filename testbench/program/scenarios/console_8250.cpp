@@ -73,14 +73,8 @@ std::uint8_t lcr_for(const serial_format& f) {
 }
 
 uart16550_config uart_config(const params& p, bool chars) {
-    uart16550_config c;
+    uart16550_config c = uart16550_of(p);
     c.txd_edges = !chars;
-    c.clock_hz = p.uartclk_hz;
-    c.reg_shift = p.reg_shift;
-    c.reg_io_width = p.reg_io_width;
-    c.out2_gates_irq = p.port_io; // a PC board
-    c.tx_drain_time = sc_time(p.tx_drain_ns, SC_NS);
-    c.thre_delay = sc_time(p.thre_delay_ns, SC_NS);
     return c;
 }
 
@@ -249,19 +243,9 @@ run_result run_console(const run_request& rq) {
         m.cpu0.add_task("early-setup", [&] { sw::early_serial8250_init_port(port, divisor); });
         write = rq.variant == "early" ? sw::early_serial8250_write : sw::serial8250_console_write_v1;
     }
-    std::uint64_t bytes_written = 0, lines = 0;
-    // The record and what the routine hands to the UART, here rather than on the task's stack: a task
-    // still suspended when the simulation stops (a plugin's routine that never returned) is never
-    // unwound.
-    std::string line, out;
-    // The console printk writes each record on: 8250_early's boot console ("uart0") or ttyS0. Static: it
-    // outlives the tasks' threads.
-    sw::printk_init(payload_printk_config());
-    static sw::console con;
-    con = sw::console{};
+    // The console printk writes each record on: 8250_early's boot console ("uart0") or ttyS0.
     const bool early = !hook && rq.variant == "early";
-    con.name = early ? "uart" : "ttyS";
-    con.flags = sw::CON_PRINTBUFFER | (early ? sw::CON_BOOT : 0);
+    sw::console& con = payload_console(early ? "uart" : "ttyS", 0, early);
     con.write = [&](sw::console&, std::string_view text) {
         if (hook)
             guard->call("write", console_write_limit(console_bytes(text), frame_bits, actual_baud(p)),
@@ -269,23 +253,11 @@ run_result run_console(const run_request& rq) {
         else
             write(port, text);
     };
+    payload_boot records;
+    const auto failed = [&] { return guard && guard->failed(); };
     m.cpu0.add_task("boot", [&] {
-        sw::register_console(con);
-        for (; (!guard || !guard->failed()) && rq.payload->next(line); ++lines) {
-            // printk ends every record with a newline (record_print_text): a last line without one gets it.
-            if (line.empty() || line.back() != '\n') line += '\n';
-            out.clear();
-            for (char c : line) {
-                if (c == '\n') out += '\r';
-                out += c;
-            }
-            m.sb.expect(out);
-            bytes_written += out.size();
-            const sc_time t0 = m.cpu0.local_time();
-            sw::printk(sw::LOGLEVEL_INFO, line);
-            if (tl) tl->console_write(m.cpu0, t0, m.cpu0.local_time(), line);
-        }
-        if (p.reset_after_write && (!guard || !guard->failed())) m.reset_uart();
+        records.run(con, *rq.payload, m.sb, m.cpu0, tl.get(), failed);
+        if (p.reset_after_write && !failed()) m.reset_uart();
     });
     stop::simulate();
     if (guard) guard->check(m.cpu0.idle());
@@ -294,8 +266,8 @@ run_result run_console(const run_request& rq) {
     if (tl) tl->finish();
 
     const cpu::task_stats& boot = m.cpu0.tasks().at(1);
-    run_result r = console_result(rq, m.sb, m.monitor, m.cpu0, boot, m.line_idle_at(), lines, bytes_written,
-                                  m.tx_fifo_max());
+    run_result r = console_result(rq, m.sb, m.monitor, m.cpu0, boot, m.line_idle_at(), records.lines(),
+                                  records.bytes_written(), m.tx_fifo_max());
     add_kernel_results(r, m.kernel);
     add_host_counts(r, nullptr);
     r.line_text_head = m.text_head;
@@ -306,20 +278,6 @@ run_result run_console(const run_request& rq) {
     if (rq.profile == "pc" && (rq.variant == "putchar" || rq.variant == "fifo")) r.seed_kbps = 11.5;
     r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     return r;
-}
-
-void pc_com1(params& p) {
-    p.uart_model = "16550";
-    p.port_io = true;
-    p.uart_base = 0x3F8;
-    p.reg_shift = 0;
-    p.reg_io_width = 1;
-    p.uartclk_hz = 1'843'200;
-    p.baud = 115200;
-    p.fifo_depth = 16;
-    p.cpu_hz = 2'400'000'000;
-    p.mmio_read_ns = 1700;
-    p.mmio_write_ns = 1700;
 }
 
 } // namespace

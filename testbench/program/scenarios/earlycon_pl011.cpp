@@ -9,14 +9,14 @@
 
 #include <uartvp/cpu/kernel.h>
 
-#include "scenarios/payload_printk.h"
-#include <uartvp/sw/pl011.h>
-#include "platforms/pl011_platform.h"
-#include "plugins/plugins.h"
-#include "scenarios/scenario.h"
 #include "cli/stop.h"
 #include "cli/timeline.h"
 #include "cli/waves.h"
+#include "platforms/pl011_platform.h"
+#include "plugins/plugins.h"
+#include "scenarios/payload_printk.h"
+#include "scenarios/scenario.h"
+#include <uartvp/sw/pl011.h>
 
 namespace uartvp::program {
 
@@ -83,7 +83,6 @@ run_result run_earlycon(const run_request& rq) {
     std::unique_ptr<plugin_guard> guard;
     if (hook) guard = std::make_unique<plugin_guard>(*find_plugin_variant(s_name, rq.variant));
     const unsigned frame_bits = 1 + p.frame.data_bits + p.frame.has_parity() + p.frame.stop_bits;
-    std::uint64_t bytes_written = 0, lines = 0;
 
     sw::uart_port port;
     port.membase = p.uart_base;
@@ -95,19 +94,10 @@ run_result run_earlycon(const run_request& rq) {
         sw::pl011_firmware_setup(port, ibrd, fbrd, lcrh_for(p.frame));
         if (hook && hook->setup) guard->call("setup", setup_limit(), [&] { hook->setup(port); });
     });
-    // The record and what the routine hands to the UART, here rather than on the task's stack: a task
-    // still suspended when the simulation stops (a plugin's routine that never returned) is never
-    // unwound.
-    std::string line, out;
     // The console printk writes each record on: the earlycon (a boot console, "pl11" as the kernel
-    // names it) or the full driver's ttyAMA0. Static: it outlives the tasks' threads.
-    sw::printk_init(payload_printk_config());
-    static sw::console con;
-    con = sw::console{};
+    // names it) or the full driver's ttyAMA0.
     const bool full_driver = !hook && rq.variant.rfind("console", 0) == 0;
-    con.name = full_driver ? "ttyAMA" : "pl1";
-    con.index = full_driver ? 0 : 1;
-    con.flags = sw::CON_PRINTBUFFER | (full_driver ? 0 : sw::CON_BOOT);
+    sw::console& con = full_driver ? payload_console("ttyAMA", 0, false) : payload_console("pl1", 1, true);
     con.write = [&](sw::console&, std::string_view text) {
         if (hook)
             guard->call("write",
@@ -116,24 +106,11 @@ run_result run_earlycon(const run_request& rq) {
         else
             write(port, text);
     };
+    payload_boot records;
+    const auto failed = [&] { return guard && guard->failed(); };
     soc.cpu0.add_task("boot", [&] {
-        sw::register_console(con);
-        for (; (!guard || !guard->failed()) && rq.payload->next(line); ++lines) {
-            // printk ends every record with a newline (record_print_text): a last line without one gets it.
-            if (line.empty() || line.back() != '\n') line += '\n';
-            // What the routine hands to the UART: the record, with '\r' before each '\n'.
-            out.clear();
-            for (char c : line) {
-                if (c == '\n') out += '\r';
-                out += c;
-            }
-            soc.sb.expect(out);
-            bytes_written += out.size();
-            const sc_time t0 = soc.cpu0.local_time();
-            sw::printk(sw::LOGLEVEL_INFO, line);
-            if (tl) tl->console_write(soc.cpu0, t0, soc.cpu0.local_time(), line);
-        }
-        if (p.reset_after_write && (!guard || !guard->failed())) soc.reset_uart();
+        records.run(con, *rq.payload, soc.sb, soc.cpu0, tl.get(), failed);
+        if (p.reset_after_write && !failed()) soc.reset_uart();
     });
     soc.run();
     if (guard) guard->check(soc.cpu0.idle());
@@ -152,8 +129,8 @@ run_result run_earlycon(const run_request& rq) {
     if (tl) tl->finish();
 
     const cpu::task_stats& boot = soc.cpu0.tasks().at(1);
-    run_result r = console_result(rq, soc.sb, soc.monitor, soc.cpu0, boot, soc.line_idle_at(), lines,
-                                  bytes_written, soc.tx_fifo_max());
+    run_result r = console_result(rq, soc.sb, soc.monitor, soc.cpu0, boot, soc.line_idle_at(),
+                                  records.lines(), records.bytes_written(), soc.tx_fifo_max());
     add_kernel_results(r, soc.kernel);
     r.rtl_cycles = soc.uart.clock().edge_at_or_before(sc_time_stamp()); // UARTCLK cycles simulated
     r.rtl_edges_evaluated = soc.uart.edges_evaluated();

@@ -283,14 +283,7 @@ run_result run_hvc_paste(const run_request& rq) {
                                {"expected_byte", static_cast<unsigned char>(text[sb.next])},
                                {"observed_byte", -1}};
 
-    run_result r;
-    r.scenario = rq.scenario;
-    r.variant = rq.variant;
-    r.profile = rq.profile;
-    r.params = p.to_json();
-    r.payload_source = rq.payload_source;
-    r.payload_lines = lines;
-    r.expect_loss = rq.expect_loss;
+    run_result r = result_of(rq, lines);
     r.sim_time_ns = last_rx_at > t0() ? to_ns(last_rx_at - t0()) : 0;
     add_machine_accesses(r, soc.kernel);
     add_kernel_results(r, soc.kernel);

@@ -13,6 +13,7 @@
 #include <uartvp/cpu/machine.h>
 #include <uartvp/line_monitor.h>
 #include <uartvp/scoreboard.h>
+#include <uartvp/uart16550.h>
 
 #include "cli/params.h"
 #include "cli/payload.h"
@@ -134,6 +135,10 @@ struct scenario_def {
     std::string terminal_refusal;
 };
 
+// A result that names its run: scenario, variant, profile, the params, the payload and the
+// expectation; the scenario adds its figures.
+run_result result_of(const run_request& rq, std::uint64_t payload_lines);
+
 // The line's figures from the scoreboard and the monitor of the transmitted side: bytes on the line,
 // lost/corrupted/duplicated/extra, framing and parity errors, the first difference.
 void add_line_results(run_result& r, const scoreboard& sb, const line_monitor& monitor);
@@ -164,6 +169,13 @@ inline double to_ns(const sc_core::sc_time& t) {
 void add_kernel_results(run_result& r, const cpu::machine& m);
 // The host counts (JSON `host`) of the simulation that ran: SystemC's, and the PL011's if there is one.
 void add_host_counts(run_result& r, const pl011* uart);
+
+// The profile console-8250 and tty-paste share: a PC's COM1, the 16550 at I/O port 0x3F8, 1.8432 MHz,
+// 115200 8N1, 16-byte FIFOs, 1.7 us per port access, a 2.4 GHz CPU.
+void pc_com1(params& p);
+// The 16550 the params describe: clock, register layout, a slow part's latencies, OUT2 gating the
+// IRQ on a PC board (port I/O).
+uart16550_config uart16550_of(const params& p);
 
 const std::vector<scenario_def>& scenarios();
 const scenario_def* find_scenario(const std::string& name);

@@ -164,14 +164,7 @@ public:
             c->bus.bind(bus.target);
         }
         if (is_16550(p)) {
-            uart16550_config c;
-            c.clock_hz = p.uartclk_hz;
-            c.reg_shift = p.reg_shift;
-            c.reg_io_width = p.reg_io_width;
-            c.out2_gates_irq = p.port_io; // a PC board
-            c.tx_drain_time = sc_time(p.tx_drain_ns, SC_NS);
-            c.thre_delay = sc_time(p.thre_delay_ns, SC_NS);
-            com = std::make_unique<uart16550>("uart0", c);
+            com = std::make_unique<uart16550>("uart0", uart16550_of(p)); // on its pins
             bus.map(com->bus, timing(p).regions[0].base, com->map_size(), "uart0");
             com->txd(txd);
             com->irq(irq);
@@ -529,14 +522,7 @@ run_result run_tty_paste(const run_request& rq) {
     if (open_end > t0())
         throw std::runtime_error("the port's open took longer than the time before the paste");
 
-    run_result r;
-    r.scenario = rq.scenario;
-    r.variant = rq.variant;
-    r.profile = rq.profile;
-    r.params = p.to_json();
-    r.payload_source = rq.payload_source;
-    r.payload_lines = lines;
-    r.expect_loss = rq.expect_loss;
+    run_result r = result_of(rq, lines);
     r.interactive = term != nullptr;
     if (term) r.payload_source = "terminal:" + rq.terminal;
     const sc_time end = rq.variant == "read" ? last_rx_at : last_tx_end;
@@ -690,17 +676,7 @@ scenario_def tty_paste_scenario() {
          "8), "
          "1.7 us per port access, 2.4 GHz CPU; IRQ entry 1 us, exit 0.5 us, tick 2 us (assumed)",
          [](params& p) {
-             p.uart_model = "16550";
-             p.port_io = true;
-             p.uart_base = 0x3F8;
-             p.reg_shift = 0;
-             p.reg_io_width = 1;
-             p.uartclk_hz = 1'843'200;
-             p.baud = 115200;
-             p.fifo_depth = 16;
-             p.cpu_hz = 2'400'000'000;
-             p.mmio_read_ns = 1700;
-             p.mmio_write_ns = 1700;
+             pc_com1(p);
              p.rx_trigger = "8";
          }},
     };
