@@ -121,16 +121,6 @@ std::vector<std::string> chosen_variants(const scenario_def& s, const std::strin
     return out;
 }
 
-// A path as the file it names: the real directory, then the name (the file need not exist yet).
-std::string same_file_key(const std::string& p) {
-    const auto slash = p.rfind('/');
-    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : p.substr(0, slash);
-    char* real = realpath(dir.c_str(), nullptr);
-    const std::string key = std::string(real ? real : dir.c_str()) + "/" + p.substr(slash + 1);
-    std::free(real);
-    return key;
-}
-
 // Outputs must be files of their own: not a directory, not the payload, not each other.
 void check_outputs(const run_options& o) {
     std::vector<std::pair<std::string, std::string>> files; // (what, path)
@@ -146,7 +136,7 @@ void check_outputs(const run_options& o) {
     if (!o.trace.empty()) files.emplace_back("--trace", o.trace);
     for (std::size_t i = 0; i < files.size(); ++i)
         for (std::size_t k = i + 1; k < files.size(); ++k)
-            if (same_file_key(files[i].second) == same_file_key(files[k].second))
+            if (outputs::absolute(files[i].second) == outputs::absolute(files[k].second))
                 throw usage_error(files[i].first + " and " + files[k].first + " name the same file " +
                                   shown(files[k].second));
 }

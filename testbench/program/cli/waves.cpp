@@ -24,24 +24,12 @@
 namespace uartvp::program {
 
 namespace {
-std::string dir_of(const std::string& p) {
-    const auto s = p.rfind('/');
-    return s == std::string::npos ? "." : s == 0 ? "/" : p.substr(0, s);
-}
-std::string name_of(const std::string& p) {
-    const auto s = p.rfind('/');
-    return s == std::string::npos ? p : p.substr(s + 1);
-}
+using outputs::absolute;
+using outputs::dir_of;
+using outputs::name_of;
 std::string stem_of(const std::string& p) {
     const std::string f = name_of(p);
     return f.substr(0, f.size() - 4); // without ".vcd"
-}
-// The absolute path of a file that need not exist yet (its directory does).
-std::string absolute(const std::string& p) {
-    char* real = realpath(dir_of(p).c_str(), nullptr);
-    const std::string dir = real ? real : dir_of(p);
-    std::free(real);
-    return (dir == "/" ? "" : dir) + "/" + name_of(p);
 }
 // GTKWave trace flags (analyzer.h): right-justified binary, hex, decimal; analog step; group markers;
 // translated through a filter file (TR_FTRANSLATED).
