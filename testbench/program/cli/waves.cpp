@@ -82,6 +82,11 @@ std::string fst_problem() {
     return "--fst: GTKWave's vcd2fst is not on the PATH (Debian: apt-get install gtkwave)";
 }
 
+std::unique_ptr<waves> make_waves(const run_request& rq, double baud) {
+    if (rq.vcd.empty()) return nullptr;
+    return std::make_unique<waves>(rq.vcd, baud, rq.fst);
+}
+
 std::string waves_size_warning(const run_request& rq) {
     if (rq.vcd.empty()) return "";
     // Bytes of waves per byte handed to the UART, measured on today's scenarios in fast mode (the

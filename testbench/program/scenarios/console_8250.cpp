@@ -178,93 +178,129 @@ private:
 
 using write_fn = void (*)(sw::uart_8250_port&, std::string_view);
 
-run_result run_console(const run_request& rq) {
-    const auto wall0 = std::chrono::steady_clock::now();
-    const params& p = rq.p;
-    uart16550_platform m("machine", p);
-    std::unique_ptr<waves> w;
-    if (!rq.vcd.empty()) {
-        w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud), rq.fst);
-        w->machine_and_bus(m.kernel);
-        w->name_registers(uart16550_register_names(m.bus_address(), p.reg_shift));
-        w->begin_group("UART0 (16550A)");
-        w->level(m.uart.tx_fifo_level, "uart0.tx_fifo_level", 16);
-        w->level(m.uart.rx_fifo_level, "uart0.rx_fifo_level", 16);
-        w->bit(m.uart.thre, "uart0.thre");
-        w->bit(m.uart.temt, "uart0.temt");
-        w->bit(m.uart.dr, "uart0.dr");
-        w->bit(m.uart.fifo_enabled, "uart0.fifo_enabled");
-        w->bit(m.irq, "uart0.irq");
-        w->end_group();
-        // TXD from the 16550's character reports where it does not drive the pin.
-        if (p.line_as_characters())
-            m.uart.report_line(w->lines_from_reports(m.rxd));
-        else
-            w->lines(m.txd, m.rxd);
-    }
+// One console-8250 run in its steps (run_console): the machine with its outputs and the port, the
+// variant's setup of the port, the console and the boot task, the simulation, the results. The tasks
+// refer to what is here, which outlives the simulation.
+class console_run {
+public:
+    explicit console_run(const run_request& rq);
+    void start_port();
+    void start_boot();
+    void simulate();
+    run_result results() const;
 
-    const std::unique_ptr<timeline> tl = make_timeline(rq);
+private:
+    void add_waves();
+
+    const run_request& rq;
+    const params& p;
+    uart16550_platform m;
+    std::unique_ptr<waves> w;
+    std::unique_ptr<timeline> tl;
+    sw::uart_8250_port port;
+    const std::uint16_t divisor;
+    const std::uint8_t lcr;
+    write_fn write = nullptr;
+    // A plugin's variant: its routines on the port as startup leaves it, run under a guard.
+    const plugin::console_8250_hook* hook = nullptr;
+    std::unique_ptr<plugin_guard> guard;
+    payload_boot records;
+};
+
+console_run::console_run(const run_request& rq_)
+    : rq(rq_)
+    , p(rq_.p)
+    , m("machine", p)
+    , divisor(static_cast<std::uint16_t>(uart16550_divisor(p.uartclk_hz, p.baud)))
+    , lcr(lcr_for(p.frame)) {
+    add_waves();
+    tl = make_timeline(rq);
     if (tl) {
         tl->watch(m.kernel, uart16550_register_names(m.bus_address(), p.reg_shift));
         tl->counter(m.uart.tx_fifo_level, "uart0 tx_fifo_level");
         tl->counter(m.uart.rx_fifo_level, "uart0 rx_fifo_level");
         tl->watch(m.sb, "console");
     }
-
-    sw::uart_8250_port port;
     port.iotype = p.port_io ? sw::upio::port : p.reg_io_width == 4 ? sw::upio::mem32 : sw::upio::mem;
     port.iobase = static_cast<std::uint16_t>(p.port_io ? p.uart_base : 0);
     port.membase = p.port_io ? 0 : p.uart_base;
     port.regshift = p.reg_shift;
     port.fifosize = port.tx_loadsz = p.fifo_depth;
-    const auto divisor = static_cast<std::uint16_t>(uart16550_divisor(p.uartclk_hz, p.baud));
-    const std::uint8_t lcr = lcr_for(p.frame);
+}
 
-    write_fn write = nullptr;
-    // A plugin's variant: its routines on the port as startup leaves it, run under a guard.
-    const plugin::console_8250_hook* hook = plugin_hook<plugin::console_8250_hook>(rq.variant);
-    std::unique_ptr<plugin_guard> guard;
-    if (hook) guard = std::make_unique<plugin_guard>(*find_plugin_variant(s_name, rq.variant));
-    const unsigned frame_bits = 1 + p.frame.data_bits + p.frame.has_parity() + p.frame.stop_bits;
+void console_run::add_waves() {
+    w = make_waves(rq, static_cast<double>(p.baud));
+    if (!w) return;
+    w->machine_and_bus(m.kernel);
+    w->name_registers(uart16550_register_names(m.bus_address(), p.reg_shift));
+    w->begin_group("UART0 (16550A)");
+    w->level(m.uart.tx_fifo_level, "uart0.tx_fifo_level", 16);
+    w->level(m.uart.rx_fifo_level, "uart0.rx_fifo_level", 16);
+    w->bit(m.uart.thre, "uart0.thre");
+    w->bit(m.uart.temt, "uart0.temt");
+    w->bit(m.uart.dr, "uart0.dr");
+    w->bit(m.uart.fifo_enabled, "uart0.fifo_enabled");
+    w->bit(m.irq, "uart0.irq");
+    w->end_group();
+    // TXD from the 16550's character reports where it does not drive the pin.
+    if (p.line_as_characters())
+        m.uart.report_line(w->lines_from_reports(m.rxd));
+    else
+        w->lines(m.txd, m.rxd);
+}
+
+// The port as the variant's console finds it, and the variant's write.
+void console_run::start_port() {
+    hook = plugin_hook<plugin::console_8250_hook>(rq.variant);
     if (hook) {
-        m.cpu0.add_task("startup", [&] {
+        guard = std::make_unique<plugin_guard>(*find_plugin_variant(s_name, rq.variant));
+        m.cpu0.add_task("startup", [this] {
             sw::serial8250_port_startup(port, divisor, lcr);
             if (hook->setup) guard->call("setup", setup_limit(), [&] { hook->setup(port); });
         });
     } else if (rq.variant == "putchar" || rq.variant == "fifo" || rq.variant == "fifo-v6.14") {
         // The port as serial8250_startup() leaves it: FIFO enabled, initialised.
-        m.cpu0.add_task("startup", [&] { sw::serial8250_port_startup(port, divisor, lcr); });
+        m.cpu0.add_task("startup", [this] { sw::serial8250_port_startup(port, divisor, lcr); });
         write = rq.variant == "putchar" ? sw::serial8250_console_write_v0
                 : rq.variant == "fifo"  ? sw::serial8250_console_write
                                         : sw::serial8250_console_write_v6_14;
     } else {
         // As 8250_early leaves it (8N1, FIFO off); for fifo-before-init the console is the real driver's,
         // registered before the port was started up.
-        m.cpu0.add_task("early-setup", [&] { sw::early_serial8250_init_port(port, divisor); });
+        m.cpu0.add_task("early-setup", [this] { sw::early_serial8250_init_port(port, divisor); });
         write = rq.variant == "early" ? sw::early_serial8250_write : sw::serial8250_console_write_v1;
     }
-    // The console printk writes each record on: 8250_early's boot console ("uart0") or ttyS0.
+}
+
+// The console printk writes each record on (8250_early's boot console "uart0" or ttyS0) and the boot
+// task printing the payload on it; a reset after the last write if asked for.
+void console_run::start_boot() {
     const bool early = !hook && rq.variant == "early";
     sw::console& con = payload_console(early ? "uart" : "ttyS", 0, early);
-    con.write = [&](sw::console&, std::string_view text) {
+    con.write = [this](sw::console&, std::string_view text) {
         if (hook)
-            guard->call("write", console_write_limit(console_bytes(text), frame_bits, actual_baud(p)),
+            guard->call("write",
+                        console_write_limit(console_bytes(text), p.frame.bits_per_frame(), actual_baud(p)),
                         [&] { hook->write(port, text); });
         else
             write(port, text);
     };
-    payload_boot records;
-    const auto failed = [&] { return guard && guard->failed(); };
-    m.cpu0.add_task("boot", [&] {
+    m.cpu0.add_task("boot", [this, &con] {
+        const auto failed = [this] { return guard && guard->failed(); };
         records.run(con, *rq.payload, m.sb, m.cpu0, tl.get(), failed);
         if (p.reset_after_write && !failed()) m.reset_uart();
     });
+}
+
+void console_run::simulate() {
     stop::simulate();
     if (guard) guard->check(m.cpu0.idle());
     m.sb.finish(sc_time_stamp());
     if (w) w->finish();
     if (tl) tl->finish();
+}
 
+run_result console_run::results() const {
     const cpu::task_stats& boot = m.cpu0.tasks().at(1);
     run_result r = console_result(rq, m.sb, m.monitor, m.cpu0, boot, m.line_idle_at(), records.lines(),
                                   records.bytes_written(), m.tx_fifo_max());
@@ -276,8 +312,12 @@ run_result run_console(const run_request& rq) {
     if (rq.profile == "slow-bmc" && (rq.variant == "putchar" || rq.variant == "fifo"))
         r.seed_kbps = rq.variant == "putchar" ? 2.5 : 3.1;
     if (rq.profile == "pc" && (rq.variant == "putchar" || rq.variant == "fifo")) r.seed_kbps = 11.5;
-    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     return r;
+}
+
+run_result run_console(const run_request& rq) {
+    return run_in_steps<console_run>(rq, &console_run::start_port, &console_run::start_boot,
+                                     &console_run::simulate);
 }
 
 } // namespace

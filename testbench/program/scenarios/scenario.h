@@ -1,6 +1,7 @@
 #pragma once
 // Scenarios: a platform, a workload and the driver routine under test, in named variants (before and
 // after a patch) and timing profiles. One run is one simulation, in its own process.
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -134,6 +135,18 @@ struct scenario_def {
     std::vector<std::string> terminal_variants;
     std::string terminal_refusal;
 };
+
+// A scenario's run in its steps: `run_t` built from the request (the platform and its outputs), each
+// of `steps` in order (the workload's tasks, the simulation), then its results, with the wall-clock
+// time of the whole.
+template <class run_t, class... step_t> run_result run_in_steps(const run_request& rq, step_t... steps) {
+    const auto wall0 = std::chrono::steady_clock::now();
+    run_t run(rq);
+    ((run.*steps)(), ...);
+    run_result r = run.results();
+    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    return r;
+}
 
 // A result that names its run: scenario, variant, profile, the params, the payload and the
 // expectation; the scenario adds its figures.
