@@ -1035,8 +1035,6 @@ scenario_def boot_console_scenario() {
              p.bmc_char_ns = 177800;
              p.csd_lock_timeout_ms = 5000;
          }},
-    };
-    s.profiles.push_back(
         {"rpi3b",
          "Raspberry Pi 3B+ (seed 003): 4 cores at 1.4 GHz, the boot on CPU1, the BCM2835 AUX mini UART at "
          "0x3f215040 (250 MHz core clock, AUX_MU_BAUD 270: 115,313 baud, 8N1) with the 8250 console, no "
@@ -1053,7 +1051,8 @@ scenario_def boot_console_scenario() {
              p.ipi_at_ms = -1;
              p.bmc_char_ns = 0;
              p.csd_lock_timeout_ms = 5000;
-         }});
+         }},
+    };
     s.plugin_kinds = {plugin::boot_console_hook::kind};
     s.variant_refusal = [](const std::string& variant,
                            const std::string& profile) -> std::optional<std::string> {
