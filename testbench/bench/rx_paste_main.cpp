@@ -3,8 +3,8 @@
 // empties the RX FIFO over TLM on each interrupt, as a tty driver's handler would. Prints JSON: what
 // arrived, the simulated and wall time, and the host counts (the PL011's process activations, RTL
 // eval() calls, SystemC time steps and delta cycles). The paste goes to the PL011's receive line as
-// characters (UARTVP_LINE=pins, or reference: onto the RXD pin).
-//   uartvp-rx-paste BYTES [reference]
+// characters (`pins`, or reference: onto the RXD pin, as the program's --set line_model=pins).
+//   uartvp-rx-paste BYTES [reference|pins]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -79,11 +79,12 @@ int main(int argc, char** argv) {
     setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
     sc_report_handler::set_actions("/OSCI/SystemC", SC_INFO, SC_DO_NOTHING);
     if (argc < 2) {
-        std::fprintf(stderr, "usage: uartvp-rx-paste BYTES [reference]\n");
+        std::fprintf(stderr, "usage: uartvp-rx-paste BYTES [reference|pins]\n");
         return 2;
     }
     const std::size_t bytes = std::strtoull(argv[1], nullptr, 10);
     const bool reference = argc > 2 && std::string(argv[2]) == "reference";
+    const bool pins = reference || (argc > 2 && std::string(argv[2]) == "pins");
     const auto wall0 = std::chrono::steady_clock::now();
     // Printable text, deterministic.
     std::string text(bytes, ' ');
@@ -106,10 +107,9 @@ int main(int argc, char** argv) {
     uart.irq(irq);
     cpu.irq(irq);
     paste.line(rxd);
-    // The paste as characters (the PL011's receive line), as the program takes it, unless
-    // UARTVP_LINE=pins: then on the pin, edge by edge.
-    const char* line = std::getenv("UARTVP_LINE");
-    if (!reference && !(line && std::string(line) == "pins")) paste.report_to(uart.rx_line());
+    // The paste as characters (the PL011's receive line), as the program takes it, unless `pins`: then
+    // on the pin, edge by edge.
+    if (!pins) paste.report_to(uart.rx_line());
     paste.send(text, sc_time(100, SC_US)); // after the reader has set the UART up
     sc_start();
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();

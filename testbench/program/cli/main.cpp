@@ -28,15 +28,15 @@
 #include "cli/line_header.h"
 #include "cli/outputs.h"
 #include "cli/payload.h"
-#include "plugins/plugins.h"
 #include "cli/progress.h"
-#include "scenarios/scenario.h"
 #include "cli/stop.h"
 #include "cli/sweep.h"
 #include "cli/terminal.h"
 #include "cli/timeline.h"
 #include "cli/version.h"
 #include "cli/waves.h"
+#include "plugins/plugins.h"
+#include "scenarios/scenario.h"
 
 using namespace uartvp;
 using namespace uartvp::program;
@@ -121,16 +121,6 @@ std::vector<std::string> chosen_variants(const scenario_def& s, const std::strin
     return out;
 }
 
-// A path as the file it names: the real directory, then the name (the file need not exist yet).
-std::string same_file_key(const std::string& p) {
-    const auto slash = p.rfind('/');
-    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : p.substr(0, slash);
-    char* real = realpath(dir.c_str(), nullptr);
-    const std::string key = std::string(real ? real : dir.c_str()) + "/" + p.substr(slash + 1);
-    std::free(real);
-    return key;
-}
-
 // Outputs must be files of their own: not a directory, not the payload, not each other.
 void check_outputs(const run_options& o) {
     std::vector<std::pair<std::string, std::string>> files; // (what, path)
@@ -146,7 +136,7 @@ void check_outputs(const run_options& o) {
     if (!o.trace.empty()) files.emplace_back("--trace", o.trace);
     for (std::size_t i = 0; i < files.size(); ++i)
         for (std::size_t k = i + 1; k < files.size(); ++k)
-            if (same_file_key(files[i].second) == same_file_key(files[k].second))
+            if (outputs::absolute(files[i].second) == outputs::absolute(files[k].second))
                 throw usage_error(files[i].first + " and " + files[k].first + " name the same file " +
                                   shown(files[k].second));
 }
@@ -166,33 +156,39 @@ std::size_t payload_bytes_value(const run_options& o) {
     return n;
 }
 
-run_request make_request(const run_options& o, bool need_variant) {
+// The scenario, variant (`need_variant`: checked; compare checks its own) and profile asked for; the
+// profile applied.
+const scenario_def& choose_run(const run_options& o, bool need_variant, run_request& rq) {
     const scenario_def* s = find_scenario(o.scenario);
     if (!s) throw usage_error("unknown scenario '" + shown(o.scenario) + "' (see 'uartvp list')");
     if (o.mode != "fast" && o.mode != "reference")
         throw usage_error("--mode " + shown(o.mode) + ": expected fast or reference");
-    run_request rq;
     rq.scenario = s->name;
     rq.variant = o.variant.empty() ? s->variants.front().name : o.variant;
-    if (need_variant) {
-        bool found = false;
-        for (const named& v : s->variants)
-            found |= v.name == rq.variant;
-        if (!found)
-            throw usage_error("unknown variant '" + shown(rq.variant) + "' of " + s->name +
-                              " (see 'uartvp list')");
-    }
+    if (need_variant && std::none_of(s->variants.begin(), s->variants.end(),
+                                     [&](const named& v) { return v.name == rq.variant; }))
+        throw usage_error("unknown variant '" + shown(rq.variant) + "' of " + s->name +
+                          " (see 'uartvp list')");
     rq.profile = o.profile.empty() ? s->default_profile : o.profile;
-    const profile_def* prof = nullptr;
-    for (const profile_def& p : s->profiles)
-        if (p.name == rq.profile) prof = &p;
-    if (!prof)
+    const auto prof = std::find_if(s->profiles.begin(), s->profiles.end(),
+                                   [&](const profile_def& p) { return p.name == rq.profile; });
+    if (prof == s->profiles.end())
         throw usage_error("unknown profile '" + shown(rq.profile) + "' of " + s->name +
                           " (see 'uartvp list')");
     if (need_variant && s->variant_refusal)
         if (auto why = s->variant_refusal(rq.variant, rq.profile))
             throw usage_error(rq.variant + " on profile " + rq.profile + ": " + *why);
+    // The keys follow the scenario and profile; line_model the mode.
+    rq.p.scenario = s->name;
+    rq.p.profile = rq.profile;
+    rq.p.reference = o.mode == "reference";
     prof->apply(rq.p);
+    return *s;
+}
+
+// --set KEY=VALUE, each key at most once, then the cross-checks: the scenario's, the UART's, the
+// variants' (run: the one asked for; compare: every one it runs).
+void apply_sets(const scenario_def& s, const run_options& o, bool need_variant, run_request& rq) {
     std::set<std::string> given;
     for (const std::string& kv : o.sets) {
         const auto eq = kv.find('=');
@@ -203,37 +199,44 @@ run_request make_request(const run_options& o, bool need_variant) {
         // Checked after the key itself: an unknown key is named as such.
         if (!given.insert(key).second) throw usage_error("--set " + shown(key) + " given twice");
     }
+    if (s.check_params)
+        if (auto err = s.check_params(rq.p)) throw usage_error(*err);
     if (auto err = rq.p.check()) throw usage_error(*err);
-    if (s->check_variants) { // run: the variant asked for; compare: every variant
-        std::vector<std::string> vs;
-        const std::vector<std::string> chosen = chosen_variants(*s, o.variants);
-        for (const named& v : s->variants)
-            if (need_variant
-                    ? v.name == rq.variant
-                    : chosen.empty() || std::find(chosen.begin(), chosen.end(), v.name) != chosen.end())
-                vs.push_back(v.name);
-        if (auto err = s->check_variants(vs, rq.p)) throw usage_error(*err);
-    }
-    rq.p.reference = o.mode == "reference";
+    if (!s.check_variants) return;
+    std::vector<std::string> vs;
+    const std::vector<std::string> chosen = chosen_variants(s, o.variants);
+    for (const named& v : s.variants)
+        if (need_variant ? v.name == rq.variant
+                         : chosen.empty() || std::find(chosen.begin(), chosen.end(), v.name) != chosen.end())
+            vs.push_back(v.name);
+    if (auto err = s.check_variants(vs, rq.p)) throw usage_error(*err);
+}
+
+// The payload: the file, the profile's calibrated workload, or a generated log (--payload-bytes or
+// the scenario's size); a run counts what it has read for its progress.
+void choose_payload(const scenario_def& s, const run_options& o, bool need_variant, run_request& rq) {
     const std::size_t bytes = payload_bytes_value(o);
     if (!o.payload_file.empty()) {
         rq.payload = file_payload(o.payload_file);
         rq.payload_source = o.payload_file;
-    } else if (!bytes && s->default_payload_bytes == 0) { // the profile's own calibrated workload
+    } else if (!bytes && s.default_payload_bytes == 0) {
         rq.payload_source = "calibrated:" + rq.profile;
     } else {
-        const std::size_t n = bytes ? bytes : s->default_payload_bytes;
+        const std::size_t n = bytes ? bytes : s.default_payload_bytes;
         rq.payload = generated_payload(n);
         rq.payload_source = "generated:" + std::to_string(n);
     }
-    if (need_variant && rq.payload) { // run: the share of the payload read, for its progress
+    if (need_variant && rq.payload) {
         struct stat st {};
         const std::uint64_t total = !o.payload_file.empty()
                                         ? (stat(o.payload_file.c_str(), &st) == 0 ? st.st_size : 0)
-                                        : (bytes ? bytes : s->default_payload_bytes);
+                                        : (bytes ? bytes : s.default_payload_bytes);
         rq.payload = progress::counted(rq.payload, total);
     }
-    rq.expect_loss = o.expect_loss;
+}
+
+// The outputs (--fst, --vcd, --trace, --vcd-rtl) and the terminal, each checked.
+void choose_outputs(const scenario_def& s, const run_options& o, run_request& rq) {
     if (o.fst) {
         if (o.vcd.empty())
             throw usage_error("--fst goes with --vcd DIR/NAME.vcd (it writes NAME.fst instead)");
@@ -251,14 +254,24 @@ run_request make_request(const run_options& o, bool need_variant) {
     if (o.vcd_rtl) {
         if (o.vcd.empty())
             throw usage_error("--vcd-rtl goes with --vcd DIR/NAME.vcd (it writes NAME.rtl.vcd)");
-        if (!s->has_rtl) throw usage_error("--vcd-rtl: " + s->name + " has no RTL model");
+        if (!s.has_rtl) throw usage_error("--vcd-rtl: " + s.name + " has no RTL model");
         rq.vcd_rtl = true;
     }
-    apply_terminal_options(*s, rq, o.terminal, o.duration, o.duration_given,
+    apply_terminal_options(s, rq, o.terminal, o.duration, o.duration_given,
                            !o.payload_file.empty() || o.payload_bytes_given);
     if (rq.terminal == "stdio" && o.json == "-")
         throw usage_error("--terminal stdio and --json - both want standard output");
     check_outputs(o);
+}
+
+// The run the options ask for, every part checked (exit 2 on the first problem, nothing run).
+run_request make_request(const run_options& o, bool need_variant) {
+    run_request rq;
+    const scenario_def& s = choose_run(o, need_variant, rq);
+    apply_sets(s, o, need_variant, rq);
+    choose_payload(s, o, need_variant, rq);
+    rq.expect_loss = o.expect_loss;
+    choose_outputs(s, o, rq);
     return rq;
 }
 
@@ -318,155 +331,183 @@ int cmd_run(const run_options& o) {
     return r.as_expected() ? exit_ok : exit_difference;
 }
 
-// Runs the variants (every one, or --variants') in child processes of their own (SystemC simulates once
-// per process), -j at once; each row is printed as soon as it and every earlier one is done.
-int cmd_compare(const run_options& o, const std::string& self) {
-    (void)make_request(o, false); // check everything before running anything
-    stop::check();
-    const scenario_def& s = *find_scenario(o.scenario);
+// compare's variants: every one or --variants', without those that have no meaning on the profile
+// (not run: one line each in `skipped`, printed after the table).
+std::vector<std::string> compared_variants(const scenario_def& s, const run_options& o,
+                                           std::string& skipped) {
     std::vector<std::string> names = chosen_variants(s, o.variants);
     if (names.empty())
         for (const named& v : s.variants)
             names.push_back(v.name);
-    // Variants without a meaning on this profile: not run, one line each after the table.
-    std::string skipped;
-    if (s.variant_refusal) {
-        const std::string profile = o.profile.empty() ? s.default_profile : o.profile;
-        std::vector<std::string> kept;
-        for (const std::string& v : names)
-            if (auto why = s.variant_refusal(v, profile))
-                skipped += "skipped " + v + ": " + *why + "\n";
-            else
-                kept.push_back(v);
-        if (kept.empty())
-            throw usage_error("--variants: none has a meaning on profile " + profile + " (" +
-                              skipped.substr(0, skipped.size() - 1) + ")");
-        names = kept;
-    }
-    json_output json(o.json);
-    // With --json - standard output carries the JSON alone.
-    std::FILE* text = json.to_stdout() ? stderr : stdout;
+    if (!s.variant_refusal) return names;
+    const std::string profile = o.profile.empty() ? s.default_profile : o.profile;
+    std::vector<std::string> kept;
+    for (const std::string& v : names)
+        if (auto why = s.variant_refusal(v, profile))
+            skipped += "skipped " + v + ": " + *why + "\n";
+        else
+            kept.push_back(v);
+    if (kept.empty())
+        throw usage_error("--variants: none has a meaning on profile " + profile + " (" +
+                          skipped.substr(0, skipped.size() - 1) + ")");
+    return kept;
+}
+
+// One variant's `run` as compare starts it: the same options, its JSON into `out`.
+std::vector<std::string> compare_child_args(const run_options& o, const std::string& self,
+                                            const scenario_def& s, const std::string& variant,
+                                            const std::string& out) {
+    std::vector<std::string> args{self, "run", s.name, "--variant", variant, "--json", out, "--quiet"};
+    if (!o.profile.empty()) args.insert(args.end(), {"--profile", o.profile});
+    if (!o.payload_file.empty()) args.insert(args.end(), {"--payload", o.payload_file});
+    if (o.payload_bytes_given) args.insert(args.end(), {"--payload-bytes", o.payload_bytes});
+    for (const std::string& kv : o.sets)
+        args.insert(args.end(), {"--set", kv});
+    args.insert(args.end(), {"--mode", o.mode});
+    for (const std::string& f : o.plugins)
+        args.insert(args.end(), {"--plugin", f});
+    if (o.expect_loss) args.push_back("--expect-loss");
+    return args;
+}
+
+// compare's table as its rows come: the runs so far (their JSON and peak memory) and what of the
+// table was printed.
+struct compare_rows {
     struct row {
         nlohmann::json r;
         double peak_mb;
-        int status;
     };
+    const scenario_def& s;
+    std::size_t vw; // the variant column fits the longest name
     std::vector<row> rows;
-    int worst = exit_ok;
-    std::size_t vw = 17; // the variant column fits the longest name
-    for (const std::string& v : names)
-        vw = std::max(vw, v.size());
-    std::string printed; // what the table streamed so far
-    auto table_of = [&](const std::vector<row>& rs) {
-        const nlohmann::json& base = rs.front().r;
-        if (s.compare_table) { // the scenario's own table
-            std::vector<nlohmann::json> runs;
-            for (const row& w : rs)
-                runs.push_back(w.r);
-            std::string t = s.compare_table(runs);
-            const auto nl = t.find('\n');
-            return t.insert(nl == std::string::npos ? t.size() : nl + 1, line_header(base["params"]));
-        }
-        std::string table =
-            fmt::format("{} on profile {} ({} console writes, {} bytes written)\n", s.name,
-                        base["profile"].get<std::string>(), base["payload_lines"].get<std::uint64_t>(),
-                        base["bytes_written"].get<std::uint64_t>()) +
-            line_header(base["params"]);
-        table +=
-            fmt::format("{:<{}} {:>12} {:>7} {:>11} {:>10} {:>10} {:>10} {:>8} {:>6} {:>11} {:>8} {:>8}\n",
-                        "variant", vw, "sim ms", "ratio", "delta ms", "reads", "reads/B", "writes", "polls",
-                        "fifo", "irqoff us", "lost", "wall s");
-        for (const row& w : rs) {
-            const nlohmann::json& r = w.r;
-            const double t = r["sim_time_ns"].get<double>(), t0 = base["sim_time_ns"].get<double>();
-            const double bw = std::max<double>(1, r["bytes_written"].get<double>());
-            table += fmt::format(
-                "{:<{}} {:>12.3f} {:>7.3f} {:>+11.3f} {:>10} {:>10.3f} {:>10} {:>8} {:>6} {:>11.3f} {:>8} "
-                "{:>8.2f}\n",
-                r["variant"].get<std::string>(), vw, t / 1e6, t0 > 0 ? t / t0 : 0.0, (t - t0) / 1e6,
-                r["mmio_reads"].get<std::uint64_t>(), r["mmio_reads"].get<double>() / bw,
-                r["mmio_writes"].get<std::uint64_t>(), r["polls"].get<std::uint64_t>(),
-                r["tx_fifo_max"].get<unsigned>(), r["irq_off_max_ns"].get<double>() / 1e3,
-                r["lost_bytes"].get<std::uint64_t>(), r["wall_s"].get<double>());
-        }
-        return table;
-    };
-    {
-        const jobs::scratch_dir dir("/tmp/uartvp-compare-");
-        std::vector<std::vector<std::string>> argvs;
-        for (const std::string& v : names) {
-            const std::string out = dir.path() + "/" + v + ".json";
-            std::vector<std::string> args{self, "run", s.name, "--variant", v, "--json", out, "--quiet"};
-            if (!o.profile.empty()) args.insert(args.end(), {"--profile", o.profile});
-            if (!o.payload_file.empty()) args.insert(args.end(), {"--payload", o.payload_file});
-            if (o.payload_bytes_given) args.insert(args.end(), {"--payload-bytes", o.payload_bytes});
-            for (const std::string& kv : o.sets)
-                args.insert(args.end(), {"--set", kv});
-            args.insert(args.end(), {"--mode", o.mode});
-            for (const std::string& f : o.plugins)
-                args.insert(args.end(), {"--plugin", f});
-            if (o.expect_loss) args.push_back("--expect-loss");
-            argvs.push_back(args);
-        }
-        const unsigned parallel = o.jobs.empty() ? jobs::default_parallel() : jobs::parse_parallel(o.jobs);
-        jobs::run_all(
-            argvs, parallel,
-            [&](std::size_t i, const jobs::outcome& oc) {
-                const std::string& v = names[i];
-                const int status = oc.status;
-                if (WIFSIGNALED(status))
-                    throw std::runtime_error("variant " + v + " was ended by signal " +
-                                             std::to_string(WTERMSIG(status)));
-                const int code = WIFEXITED(status) ? WEXITSTATUS(status) : exit_internal;
-                if (code != exit_ok && code != exit_difference)
-                    throw std::runtime_error("variant " + v + " failed with exit code " +
-                                             std::to_string(code));
-                std::ifstream f(dir.path() + "/" + v + ".json");
-                nlohmann::json r;
-                if (f) f >> r;
-                worst = std::max(worst, code);
-                rows.push_back({r, oc.peak_mb, code});
-                // Stream what the table has gained; a table that changed above its new rows waits for the
-                // end.
-                const std::string t = table_of(rows);
-                if (t.compare(0, printed.size(), printed) == 0) {
-                    const std::string more = t.substr(printed.size());
-                    progress::print(text, more);
-                    if (text == stdout && std::ferror(stdout)) throw stdout_error(errno ? errno : EIO);
-                    printed = t;
-                }
-            },
-            [&](std::size_t done) {
-                progress::status(fmt::format("compare: {}/{} variants done", done, names.size()));
-            });
-        progress::clear();
+    std::string printed;
+
+    std::string table() const;
+    std::string console_table() const;
+    std::string seed_table() const;
+    // Streams what the table has gained; a table that changed above its new rows waits for the end.
+    void add(row w, std::FILE* text) {
+        rows.push_back(std::move(w));
+        const std::string t = table();
+        if (t.compare(0, printed.size(), printed) != 0) return;
+        progress::print(text, t.substr(printed.size()));
+        if (text == stdout && std::ferror(stdout)) throw stdout_error(errno ? errno : EIO);
+        printed = t;
     }
+};
+
+// The scenario's own table, with the line's header after its first line; or the console scenarios'.
+std::string compare_rows::table() const {
+    if (!s.compare_table) return console_table();
+    std::vector<nlohmann::json> runs;
+    for (const row& w : rows)
+        runs.push_back(w.r);
+    std::string t = s.compare_table(runs);
+    const auto nl = t.find('\n');
+    return t.insert(nl == std::string::npos ? t.size() : nl + 1, line_header(rows.front().r["params"]));
+}
+
+std::string compare_rows::console_table() const {
     const nlohmann::json& base = rows.front().r;
-    std::string table = table_of(rows);
-    nlohmann::json all = nlohmann::json::array();
+    std::string table =
+        fmt::format("{} on profile {} ({} console writes, {} bytes written)\n", s.name,
+                    base["profile"].get<std::string>(), base["payload_lines"].get<std::uint64_t>(),
+                    base["bytes_written"].get<std::uint64_t>()) +
+        line_header(base["params"]);
+    table += fmt::format("{:<{}} {:>12} {:>7} {:>11} {:>10} {:>10} {:>10} {:>8} {:>6} {:>11} {:>8} {:>8}\n",
+                         "variant", vw, "sim ms", "ratio", "delta ms", "reads", "reads/B", "writes", "polls",
+                         "fifo", "irqoff us", "lost", "wall s");
     for (const row& w : rows) {
+        const nlohmann::json& r = w.r;
+        const double t = r["sim_time_ns"].get<double>(), t0 = base["sim_time_ns"].get<double>();
+        const double bw = std::max<double>(1, r["bytes_written"].get<double>());
+        table += fmt::format(
+            "{:<{}} {:>12.3f} {:>7.3f} {:>+11.3f} {:>10} {:>10.3f} {:>10} {:>8} {:>6} {:>11.3f} {:>8} "
+            "{:>8.2f}\n",
+            r["variant"].get<std::string>(), vw, t / 1e6, t0 > 0 ? t / t0 : 0.0, (t - t0) / 1e6,
+            r["mmio_reads"].get<std::uint64_t>(), r["mmio_reads"].get<double>() / bw,
+            r["mmio_writes"].get<std::uint64_t>(), r["polls"].get<std::uint64_t>(),
+            r["tx_fifo_max"].get<unsigned>(), r["irq_off_max_ns"].get<double>() / 1e3,
+            r["lost_bytes"].get<std::uint64_t>(), r["wall_s"].get<double>());
+    }
+    return table;
+}
+
+// Console output rate beside the seed's figure, for scenarios that have one (else nothing).
+std::string compare_rows::seed_table() const {
+    if (std::none_of(rows.begin(), rows.end(), [](const row& w) { return w.r.contains("seed_kbps"); }))
+        return "";
+    std::string table =
+        fmt::format("{:<{}} {:>10} {:>10} {:>10}\n", "variant", vw + 1, "KB/s", "seed KB/s", "ratio");
+    const double k0 = rows.front().r.value("throughput_kbps", 0.0);
+    for (const row& w : rows)
+        table += fmt::format("{:<{}} {:>10.3f} {:>10} {:>10.3f}\n", w.r["variant"].get<std::string>(), vw + 1,
+                             w.r.value("throughput_kbps", 0.0),
+                             w.r.contains("seed_kbps") ? fmt::format("{:.1f}", w.r["seed_kbps"].get<double>())
+                                                       : "-",
+                             k0 > 0 ? w.r.value("throughput_kbps", 0.0) / k0 : 0.0);
+    return table;
+}
+
+// Runs each variant in a child process of its own, -j at once, each row streamed as soon as it and
+// every earlier one is done; the worst exit code (a child ended by a signal or failing: an error).
+int run_compared(const run_options& o, const std::string& self, const std::vector<std::string>& names,
+                 compare_rows& out, std::FILE* text) {
+    int worst = exit_ok;
+    const jobs::scratch_dir dir("/tmp/uartvp-compare-");
+    std::vector<std::vector<std::string>> argvs;
+    for (const std::string& v : names)
+        argvs.push_back(compare_child_args(o, self, out.s, v, dir.path() + "/" + v + ".json"));
+    const unsigned parallel = o.jobs.empty() ? jobs::default_parallel() : jobs::parse_parallel(o.jobs);
+    jobs::run_all(
+        argvs, parallel,
+        [&](std::size_t i, const jobs::outcome& oc) {
+            const std::string& v = names[i];
+            if (WIFSIGNALED(oc.status))
+                throw std::runtime_error("variant " + v + " was ended by signal " +
+                                         std::to_string(WTERMSIG(oc.status)));
+            const int code = WIFEXITED(oc.status) ? WEXITSTATUS(oc.status) : exit_internal;
+            if (code != exit_ok && code != exit_difference)
+                throw std::runtime_error("variant " + v + " failed with exit code " + std::to_string(code));
+            std::ifstream f(dir.path() + "/" + v + ".json");
+            nlohmann::json r;
+            if (f) f >> r;
+            worst = std::max(worst, code);
+            out.add({r, oc.peak_mb}, text);
+        },
+        [&](std::size_t done) {
+            progress::status(fmt::format("compare: {}/{} variants done", done, names.size()));
+        });
+    progress::clear();
+    return worst;
+}
+
+// Runs the variants (every one, or --variants') side by side: the table, and the runs as JSON.
+int cmd_compare(const run_options& o, const std::string& self) {
+    (void)make_request(o, false); // check everything before running anything
+    stop::check();
+    const scenario_def& s = *find_scenario(o.scenario);
+    std::string skipped;
+    const std::vector<std::string> names = compared_variants(s, o, skipped);
+    json_output json(o.json);
+    // With --json - standard output carries the JSON alone.
+    std::FILE* text = json.to_stdout() ? stderr : stdout;
+    compare_rows out{s, 17, {}, {}};
+    for (const std::string& v : names)
+        out.vw = std::max(out.vw, v.size());
+    const int worst = run_compared(o, self, names, out, text);
+    // What the rows did not show yet (all of it, should the table have changed above them).
+    const std::string table = out.table() + out.seed_table() + skipped;
+    if (table.compare(0, out.printed.size(), out.printed) == 0)
+        emit(text, table.substr(out.printed.size()));
+    else
+        emit(text, table);
+    nlohmann::json all = nlohmann::json::array();
+    for (const compare_rows::row& w : out.rows) {
         nlohmann::json j = w.r;
         j["peak_rss_mb"] = w.peak_mb;
         all.push_back(j);
     }
-    // Console output rate beside the seed's figure, for scenarios that have one.
-    if (std::any_of(rows.begin(), rows.end(), [](const row& w) { return w.r.contains("seed_kbps"); })) {
-        table +=
-            fmt::format("{:<{}} {:>10} {:>10} {:>10}\n", "variant", vw + 1, "KB/s", "seed KB/s", "ratio");
-        const double k0 = base.value("throughput_kbps", 0.0);
-        for (const row& w : rows)
-            table += fmt::format(
-                "{:<{}} {:>10.3f} {:>10} {:>10.3f}\n", w.r["variant"].get<std::string>(), vw + 1,
-                w.r.value("throughput_kbps", 0.0),
-                w.r.contains("seed_kbps") ? fmt::format("{:.1f}", w.r["seed_kbps"].get<double>()) : "-",
-                k0 > 0 ? w.r.value("throughput_kbps", 0.0) / k0 : 0.0);
-    }
-    // What the rows did not show yet (all of it, should the table have changed above them).
-    table += skipped;
-    if (table.compare(0, printed.size(), printed) == 0)
-        emit(text, table.substr(printed.size()));
-    else
-        emit(text, table);
     json.write(nlohmann::json{{"schema_version", json_schema_version}, {"runs", all}}.dump(2) + "\n");
     outputs::commit();
     return worst;
@@ -484,8 +525,13 @@ std::string list_text() {
                                p.name == s.default_profile ? " (default)" : "");
     }
     out += "--set keys:\n";
-    for (const auto& [k, d] : params::keys())
-        out += fmt::format("    {:<18} {}\n", k, d);
+    std::vector<const key_def*> by_name;
+    for (const key_def& k : keys())
+        by_name.push_back(&k);
+    std::sort(by_name.begin(), by_name.end(),
+              [](const key_def* a, const key_def* b) { return a->name < b->name; });
+    for (const key_def* k : by_name)
+        out += fmt::format("    {:<18} {}\n", k->name, k->description);
     return out;
 }
 
@@ -502,52 +548,68 @@ std::string shorten_words(const std::string& msg) {
     return out;
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
-    stop::ignore_write_signals();
-    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
-    // sc_stop() reports "Simulation stopped by user." as info: not for the user's terminal.
-    sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+// The command line: the commands and their options, and where CLI11 puts what it parses (it keeps
+// pointers to these: built in place, never copied).
+struct command_line {
     CLI::App app{"uartvp " UARTVP_VERSION ": co-verify serial-console driver routines against UART models.\n"
                  "A run prints a summary table and can write its results as JSON."};
+    run_options o;
+    sweep_options so;
+    std::string sw_variants, sw_profiles, sw_sizes, sw_jobs; // sweep's lists, as given
+    CLI::App *list = nullptr, *run = nullptr, *compare = nullptr, *sweep = nullptr;
+
+    command_line();
+
+private:
+    void add_progress_flags(CLI::App* c);
+    void add_common(CLI::App* c, bool with_variant);
+    void add_run();
+    void add_compare();
+    void add_sweep();
+};
+
+command_line::command_line() {
     app.footer(exit_codes_text);
     app.set_version_flag("--version", "uartvp " UARTVP_VERSION);
     app.require_subcommand(1);
-
-    run_options o;
-    auto add_progress_flags = [&](CLI::App* c) {
-        auto* pr = c->add_flag("--progress", o.progress,
-                               "show progress on standard error even when it is not a terminal (one line "
-                               "per update)");
-        c->add_flag("--quiet", o.quiet, "no progress on standard error")->excludes(pr);
-    };
-    auto add_common = [&](CLI::App* c, bool with_variant) {
-        c->add_option("scenario", o.scenario, "scenario name (see 'uartvp list')")->required();
-        if (with_variant) c->add_option("--variant", o.variant, "variant (default: the scenario's first)");
-        c->add_option("--profile", o.profile, "timing profile (default: the scenario's)");
-        auto* pf = c->add_option("--payload", o.payload_file,
-                                 "console text: a log file, one console write per line");
-        c->add_option("--payload-bytes", o.payload_bytes,
-                      "generate a boot log of this many bytes (1 to 2^30)")
-            ->excludes(pf)
-            ->each([&o](const std::string&) { o.payload_bytes_given = true; });
-        c->add_option("--plugin", o.plugins, "load a plugin's variants: a shared object (repeatable)");
-        c->add_option("--set", o.sets, "override a parameter, KEY=VALUE (repeatable; see 'uartvp list')");
-        c->add_option(
-            "--json", o.json,
-            "write the results as JSON to this file ('-': standard output, the summary then goes to "
-            "standard error)");
-        c->add_flag("--expect-loss", o.expect_loss,
-                    "the scenario expects lost bytes: they do not fail the run");
-        c->add_option("--mode", o.mode,
-                      "fast (default): polling loops collapsed, idle UART cycles skipped; reference: every "
-                      "poll a transaction, the RTL clocked through every cycle (same results, slower)");
-        add_progress_flags(c);
-    };
-    auto* list = app.add_subcommand("list", "list scenarios with their variants and profiles");
+    list = app.add_subcommand("list", "list scenarios with their variants and profiles");
     list->add_option("--plugin", o.plugins, "load a plugin's variants: a shared object (repeatable)");
-    auto* run = app.add_subcommand("run", "run one scenario variant");
+    add_run();
+    add_compare();
+    add_sweep();
+}
+
+void command_line::add_progress_flags(CLI::App* c) {
+    auto* pr = c->add_flag("--progress", o.progress,
+                           "show progress on standard error even when it is not a terminal (one line "
+                           "per update)");
+    c->add_flag("--quiet", o.quiet, "no progress on standard error")->excludes(pr);
+}
+
+// What run and compare share.
+void command_line::add_common(CLI::App* c, bool with_variant) {
+    c->add_option("scenario", o.scenario, "scenario name (see 'uartvp list')")->required();
+    if (with_variant) c->add_option("--variant", o.variant, "variant (default: the scenario's first)");
+    c->add_option("--profile", o.profile, "timing profile (default: the scenario's)");
+    auto* pf =
+        c->add_option("--payload", o.payload_file, "console text: a log file, one console write per line");
+    c->add_option("--payload-bytes", o.payload_bytes, "generate a boot log of this many bytes (1 to 2^30)")
+        ->excludes(pf)
+        ->each([this](const std::string&) { o.payload_bytes_given = true; });
+    c->add_option("--plugin", o.plugins, "load a plugin's variants: a shared object (repeatable)");
+    c->add_option("--set", o.sets, "override a parameter, KEY=VALUE (repeatable; see 'uartvp list')");
+    c->add_option("--json", o.json,
+                  "write the results as JSON to this file ('-': standard output, the summary then goes to "
+                  "standard error)");
+    c->add_flag("--expect-loss", o.expect_loss, "the scenario expects lost bytes: they do not fail the run");
+    c->add_option("--mode", o.mode,
+                  "fast (default): polling loops collapsed, idle UART cycles skipped; reference: every "
+                  "poll a transaction, the RTL clocked through every cycle (same results, slower)");
+    add_progress_flags(c);
+}
+
+void command_line::add_run() {
+    run = app.add_subcommand("run", "run one scenario variant");
     add_common(run, true);
     run->add_option("--vcd", o.vcd,
                     "write waves: DIR/NAME.vcd (FIFO levels, flags, lines, IRQ, tasks, bus), NAME.gtkw "
@@ -565,18 +627,21 @@ int main(int argc, char** argv) {
                     "stdio, pty or tcp:PORT: the UART's lines on a host terminal whose input replaces the "
                     "RX payload (tty-paste --variant echo or read), paced to wall-clock time; no scoreboard");
     run->add_option("--duration", o.duration, "with --terminal: end after this many simulated seconds")
-        ->each([&o](const std::string&) { o.duration_given = true; });
-    auto* compare = app.add_subcommand("compare", "run every variant, each in its own process, side by side");
+        ->each([this](const std::string&) { o.duration_given = true; });
+}
+
+void command_line::add_compare() {
+    compare = app.add_subcommand("compare", "run every variant, each in its own process, side by side");
     add_common(compare, false);
     compare->add_option("-j,--jobs", o.jobs, "run this many variants at once (default: the cores)");
     compare->add_option("--variants", o.variants,
                         "the variants to compare, a,b,... (default: all; the first is "
                         "the baseline)");
-    sweep_options so;
-    std::string sw_variants, sw_profiles, sw_sizes, sw_jobs;
-    auto* sweep =
-        app.add_subcommand("sweep", "run the cross product of variants, profiles, payload sizes and "
-                                    "--set values, one process each, into JSON Lines");
+}
+
+void command_line::add_sweep() {
+    sweep = app.add_subcommand("sweep", "run the cross product of variants, profiles, payload sizes and "
+                                        "--set values, one process each, into JSON Lines");
     sweep->add_option("scenario", so.scenario, "scenario name (see 'uartvp list'; not with --collect)");
     sweep->add_option("--variants", sw_variants, "variants, a,b,... (default: all)");
     sweep->add_option("--profile", sw_profiles, "profiles, P,Q,... (default: the scenario's)");
@@ -596,7 +661,87 @@ int main(int argc, char** argv) {
                       "result into FILE's directory, for GNU parallel or a Slurm array");
     sweep->add_option("--collect", so.collect, "gather the results of emitted jobs in DIR into --json FILE");
     add_progress_flags(sweep);
+}
 
+std::string self_path() {
+    char self[4096];
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) throw std::runtime_error("cannot find my own executable");
+    self[n] = 0;
+    return std::string(self);
+}
+
+// sweep: its lists and its jobs checked, each point checked as `run` checks it (the same messages).
+int run_sweep(command_line& cl) {
+    sweep_options& so = cl.so;
+    if (so.collect.empty() && so.scenario.empty())
+        throw usage_error("sweep needs a scenario (or --collect DIR)");
+    if (!so.collect.empty() && !so.scenario.empty())
+        throw usage_error("sweep --collect DIR takes no scenario: the jobs' manifest names it");
+    if (!cl.sw_variants.empty()) so.variants = split_list(cl.sw_variants, "--variants");
+    if (!cl.sw_profiles.empty()) so.profiles = split_list(cl.sw_profiles, "--profile");
+    if (!cl.sw_sizes.empty()) so.payload_bytes = split_list(cl.sw_sizes, "--payload-bytes");
+    so.parallel = cl.sw_jobs.empty() ? jobs::default_parallel() : jobs::parse_parallel(cl.sw_jobs);
+    for (const std::string& f : cl.o.plugins) { // loaded already: the paths exist
+        char* real = realpath(f.c_str(), nullptr);
+        so.plugins.push_back(real ? real : f);
+        std::free(real);
+    }
+    const auto check = [&so](const sweep_point& p) {
+        run_options r;
+        r.scenario = so.scenario;
+        r.variant = p.variant;
+        r.profile = p.profile;
+        r.payload_file = so.payload_file;
+        r.payload_bytes = p.payload_bytes;
+        r.payload_bytes_given = !p.payload_bytes.empty();
+        for (const auto& [k, v] : p.sets)
+            r.sets.push_back(k + "=" + v);
+        r.mode = so.mode;
+        r.expect_loss = so.expect_loss;
+        (void)make_request(r, true);
+    };
+    return cmd_sweep(so, self_path(), check);
+}
+
+// The command parsed: list, run, compare or sweep (after its plugins are loaded), or CLI11's --help
+// and --version.
+int run_command(command_line& cl, int argc, char** argv) {
+    try {
+        cl.app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        if (e.get_exit_code() != 0) throw usage_error(shorten_words(e.what()) + " (see 'uartvp --help')");
+        return cl.app.exit(e); // --help, --version (a subcommand's too): printed, nothing to run
+    }
+    // Before anything runs: a plugin that cannot be loaded is bad input.
+    load_plugins(cl.o.plugins);
+    if (cl.list->parsed()) {
+        emit(stdout, list_text());
+        return exit_ok;
+    }
+    const run_options& o = cl.o;
+    // An interactive run shows no progress: the terminal may be this one.
+    progress::configure(o.quiet || !o.terminal.empty() ? progress::setting::quiet
+                        : o.progress                   ? progress::setting::forced
+                                                       : progress::setting::automatic);
+    // Signals are taken from here on: a stop removes the temporaries and ends the process.
+    stop::install();
+    if (cl.run->parsed()) return cmd_run(o);
+    if (cl.compare->parsed()) {
+        if (!o.jobs.empty()) (void)jobs::parse_parallel(o.jobs);
+        return cmd_compare(o, self_path());
+    }
+    return run_sweep(cl);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    stop::ignore_write_signals();
+    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+    // sc_stop() reports "Simulation stopped by user." as info: not for the user's terminal.
+    sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+    command_line cl;
     const std::string first = argc > 1 ? argv[1] : "";
     if (!first.empty() && first[0] != '-' && first != "list" && first != "run" && first != "compare" &&
         first != "sweep") {
@@ -605,73 +750,8 @@ int main(int argc, char** argv) {
         return exit_usage;
     }
     int code = exit_internal;
-    bool helped = false;
     try {
-        try {
-            app.parse(argc, argv);
-        } catch (const CLI::ParseError& e) {
-            if (e.get_exit_code() != 0) throw usage_error(shorten_words(e.what()) + " (see 'uartvp --help')");
-            code = app.exit(e); // --help, --version
-            helped = true;
-        }
-        // Before anything runs: a plugin that cannot be loaded is bad input.
-        if (!helped) load_plugins(o.plugins);
-        if (helped) {
-            // a subcommand's --help: printed, nothing to run
-        } else if (list->parsed()) {
-            emit(stdout, list_text());
-            code = exit_ok;
-        } else if (run->parsed() || compare->parsed() || sweep->parsed()) {
-            // An interactive run shows no progress: the terminal may be this one.
-            progress::configure(o.quiet || !o.terminal.empty() ? progress::setting::quiet
-                                : o.progress                   ? progress::setting::forced
-                                                               : progress::setting::automatic);
-            // Signals are taken from here on: a stop removes the temporaries and ends the process.
-            stop::install();
-            auto self_path = [] {
-                char self[4096];
-                const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-                if (n <= 0) throw std::runtime_error("cannot find my own executable");
-                self[n] = 0;
-                return std::string(self);
-            };
-            if (run->parsed()) {
-                code = cmd_run(o);
-            } else if (compare->parsed()) {
-                if (!o.jobs.empty()) (void)jobs::parse_parallel(o.jobs);
-                code = cmd_compare(o, self_path());
-            } else {
-                if (so.collect.empty() && so.scenario.empty())
-                    throw usage_error("sweep needs a scenario (or --collect DIR)");
-                if (!so.collect.empty() && !so.scenario.empty())
-                    throw usage_error("sweep --collect DIR takes no scenario: the jobs' manifest names it");
-                if (!sw_variants.empty()) so.variants = split_list(sw_variants, "--variants");
-                if (!sw_profiles.empty()) so.profiles = split_list(sw_profiles, "--profile");
-                if (!sw_sizes.empty()) so.payload_bytes = split_list(sw_sizes, "--payload-bytes");
-                so.parallel = sw_jobs.empty() ? jobs::default_parallel() : jobs::parse_parallel(sw_jobs);
-                for (const std::string& f : o.plugins) { // loaded already: the paths exist
-                    char* real = realpath(f.c_str(), nullptr);
-                    so.plugins.push_back(real ? real : f);
-                    std::free(real);
-                }
-                // Each point as `run` takes it: the same checks, the same messages.
-                const auto check = [&so](const sweep_point& p) {
-                    run_options r;
-                    r.scenario = so.scenario;
-                    r.variant = p.variant;
-                    r.profile = p.profile;
-                    r.payload_file = so.payload_file;
-                    r.payload_bytes = p.payload_bytes;
-                    r.payload_bytes_given = !p.payload_bytes.empty();
-                    for (const auto& [k, v] : p.sets)
-                        r.sets.push_back(k + "=" + v);
-                    r.mode = so.mode;
-                    r.expect_loss = so.expect_loss;
-                    (void)make_request(r, true);
-                };
-                code = cmd_sweep(so, self_path(), check);
-            }
-        }
+        code = run_command(cl, argc, argv);
         if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw stdout_error(errno ? errno : EIO);
     } catch (const stop::interrupted& e) {
         outputs::discard();

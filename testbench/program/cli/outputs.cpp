@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <stdexcept>
@@ -25,14 +26,6 @@ struct pending {
 std::mutex g_lock;
 std::vector<pending> g_pending;
 
-std::string dir_of(const std::string& p) {
-    const auto s = p.rfind('/');
-    return s == std::string::npos ? "." : s == 0 ? "/" : p.substr(0, s);
-}
-std::string name_of(const std::string& p) {
-    const auto s = p.rfind('/');
-    return s == std::string::npos ? p : p.substr(s + 1);
-}
 std::size_t name_max(const std::string& dir) {
     const long n = pathconf(dir.c_str(), _PC_NAME_MAX);
     return n > 0 ? static_cast<std::size_t>(n) : NAME_MAX;
@@ -104,6 +97,22 @@ void discard() {
     for (const pending& p : g_pending)
         unlink(p.tmp.c_str());
     g_pending.clear();
+}
+
+std::string dir_of(const std::string& p) {
+    const auto s = p.rfind('/');
+    return s == std::string::npos ? "." : s == 0 ? "/" : p.substr(0, s);
+}
+std::string name_of(const std::string& p) {
+    const auto s = p.rfind('/');
+    return s == std::string::npos ? p : p.substr(s + 1);
+}
+
+std::string absolute(const std::string& p) {
+    char* real = realpath(dir_of(p).c_str(), nullptr);
+    const std::string dir = real ? real : dir_of(p);
+    std::free(real);
+    return (dir == "/" ? "" : dir) + "/" + name_of(p);
 }
 
 } // namespace uartvp::program::outputs

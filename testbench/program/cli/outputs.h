@@ -18,6 +18,12 @@ std::string path_problem(const std::string& path, const std::string& what);
 // even when `path`'s own name is as long as allowed.
 std::string temporary(const std::string& path);
 
+// A path's directory ("." without one) and the name in it.
+std::string dir_of(const std::string& path);
+std::string name_of(const std::string& path);
+// The absolute path of a file that need not exist yet (its directory does; else the path as given).
+std::string absolute(const std::string& path);
+
 // Renames every registered temporary to its final name, in order. Throws std::runtime_error naming
 // the file that failed; the rest are then removed.
 void commit();

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 namespace uartvp::program {
 
@@ -28,6 +29,193 @@ std::optional<bool> parse_bool(const std::string& s) {
     return std::nullopt;
 }
 
+using problem = std::optional<std::string>;
+
+template <class T> void store(T& to, std::uint64_t v) {
+    to = static_cast<T>(v);
+}
+template <class T> void store(std::optional<T>& to, std::uint64_t v) {
+    to = static_cast<T>(v);
+}
+
+// The field as it is, for the JSON (an optional one without a value: null).
+template <class T> nlohmann::json json_of(const T& v) {
+    return nlohmann::json(v);
+}
+template <class T> nlohmann::json json_of(const std::optional<T>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json();
+}
+template <class T> std::function<nlohmann::json(const params&)> as_is(T params::*field) {
+    return [field](const params& p) { return json_of(p.*field); };
+}
+
+// A whole number from `lo` to `hi` (else `expected`).
+template <class T>
+key_value whole(T params::*field, std::uint64_t lo, std::uint64_t hi, std::string expected) {
+    return {[=](params& p, const std::string& s) -> problem {
+                const auto v = parse_u64(s);
+                if (!v || *v < lo || *v > hi) return expected;
+                store(p.*field, *v);
+                return std::nullopt;
+            },
+            as_is(field)};
+}
+
+// A number from `lo` to `hi` (else `expected`).
+key_value number(double params::*field, double lo, double hi, std::string expected) {
+    return {[=](params& p, const std::string& s) -> problem {
+                const auto v = parse_double(s);
+                if (!v || *v < lo || *v > hi) return expected;
+                p.*field = *v;
+                return std::nullopt;
+            },
+            as_is(field)};
+}
+
+// 0 or 1 (also false/true, no/yes, off/on).
+key_value flag(bool params::*field) {
+    return {[=](params& p, const std::string& s) -> problem {
+                const auto b = parse_bool(s);
+                if (!b) return std::string("expected 0 or 1");
+                p.*field = *b;
+                return std::nullopt;
+            },
+            as_is(field)};
+}
+
+// One of `choices`, as written (else `expected`).
+template <class T>
+key_value one_of(T params::*field, std::vector<std::string> choices, std::string expected) {
+    return {[=](params& p, const std::string& s) -> problem {
+                if (std::find(choices.begin(), choices.end(), s) == choices.end()) return expected;
+                if constexpr (std::is_same_v<T, std::string>)
+                    p.*field = s;
+                else
+                    p.*field = static_cast<T>(std::stoul(s));
+                return std::nullopt;
+            },
+            as_is(field)};
+}
+
+// A value of its own parser, shown in the JSON by `json` (or as the field is).
+key_value parsed(problem (*parse)(params&, const std::string&),
+                 std::function<nlohmann::json(const params&)> json) {
+    return {parse, std::move(json)};
+}
+template <class T> key_value parsed(problem (*parse)(params&, const std::string&), T params::*field) {
+    return {parse, as_is(field)};
+}
+
+// The same value, shown otherwise in the JSON (the value in effect).
+key_value shown_as(key_value v, std::function<nlohmann::json(const params&)> json) {
+    v.json = std::move(json);
+    return v;
+}
+
+constexpr std::uint64_t any = std::numeric_limits<std::uint64_t>::max();
+constexpr std::uint64_t gib = std::uint64_t{1} << 30;
+
+// uart_base: an address (a port number on port-I/O profiles); the PL011's 4 KiB-aligned. The 16550's
+// alignment depends on reg_shift: check().
+problem parse_uart_base(params& p, const std::string& value) {
+    const bool is_16550 = p.uart_model == "16550";
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long v = std::strtoull(value.c_str(), &end, 0);
+    if (!is_16550 && p.uart_model != "mini" && (value.empty() || errno || *end || v % 0x1000))
+        return std::string("expected a 4 KiB-aligned address");
+    if (value.empty() || value[0] == '-' || errno || *end) return std::string("expected an address");
+    p.uart_base = v;
+    return std::nullopt;
+}
+
+problem parse_fifo_depth(params& p, const std::string& value) {
+    if (p.uart_model == "16550" && value != "16") return std::string("the 16550 FIFO depth is 16");
+    if (p.uart_model == "mini" && value != "8") return std::string("the mini UART's FIFO depth is 8");
+    if (value != "16" && value != "32") return std::string("the PL011 FIFO depth is 16 or 32");
+    p.fifo_depth = static_cast<unsigned>(std::stoul(value));
+    return std::nullopt;
+}
+
+problem parse_rx_trigger(params& p, const std::string& value) {
+    static const char* const pl011_levels[] = {"1/8", "1/4", "1/2", "3/4", "7/8"};
+    static const char* const levels_16550[] = {"1", "4", "8", "14"};
+    if (p.uart_model == "16550") {
+        if (std::find(std::begin(levels_16550), std::end(levels_16550), value) == std::end(levels_16550))
+            return std::string("the 16550's RX trigger is 1, 4, 8 or 14 bytes");
+    } else if (std::find(std::begin(pl011_levels), std::end(pl011_levels), value) == std::end(pl011_levels)) {
+        return std::string("the PL011's RX level is 1/8, 1/4, 1/2, 3/4 or 7/8 full");
+    }
+    p.rx_trigger = value;
+    return std::nullopt;
+}
+
+problem parse_uartclk_hz(params& p, const std::string& s) {
+    const auto v = parse_u64(s);
+    if (!v || *v == 0) return std::string("expected a positive whole number");
+    if (*v > params::max_uartclk_hz)
+        return std::string("at most 10^12 Hz: one UARTCLK cycle must last at least the 1 ps time resolution");
+    p.uartclk_hz = *v;
+    return std::nullopt;
+}
+
+problem parse_frame(params& p, const std::string& s) {
+    const auto f = serial_format::parse(s);
+    if (!f) return std::string("expected data bits 5-8, parity N/E/O/M/S, stop bits 1-2, such as 8N1");
+    p.frame = *f;
+    return std::nullopt;
+}
+
+problem parse_line_model(params& p, const std::string& s) {
+    if (s != "characters" && s != "pins") return std::string("expected characters or pins");
+    if (s == "characters" && p.reference)
+        return std::string("reference mode drives the pins (characters go with --mode fast)");
+    p.line_model = s == "pins" ? line_kind::pins : line_kind::characters;
+    return std::nullopt;
+}
+
+problem parse_hog_period_us(params& p, const std::string& s) {
+    const auto v = parse_double(s);
+    if (!v || *v < 0 || *v > 1e7) return std::string("expected a number of microseconds from 0 to 1e7");
+    if (*v == 0) return std::string("the period must be more than 0");
+    p.hog_period_us = *v;
+    return std::nullopt;
+}
+
+problem parse_ipi_at_ms(params& p, const std::string& s) {
+    const auto v = parse_double(s);
+    if (!v || (*v < 0 && *v != -1) || *v > 1e6)
+        return std::string("expected ms from 0 to 1e6, or -1 (no IPI)");
+    p.ipi_at_ms = *v;
+    return std::nullopt;
+}
+
+problem parse_paste_kbps(params& p, const std::string& s) {
+    const auto v = parse_double(s);
+    if (!v || *v <= 0 || *v > 1e6) return std::string("expected KB/s (1000 bytes) more than 0, up to 1e6");
+    p.paste_kbps = *v;
+    return std::nullopt;
+}
+
+// The values in effect where a key was not given: the IRQ's core for the hog, 7 or quiet's 4.
+nlohmann::json hog_cpu_in_effect(const params& p) {
+    return p.hog_cpu_or_irq_cpu();
+}
+nlohmann::json loglevel_in_effect(const params& p) {
+    return p.console_loglevel();
+}
+nlohmann::json frame_name(const params& p) {
+    return p.frame.name();
+}
+nlohmann::json line_in_effect(const params& p) {
+    return p.line_as_characters() ? "characters" : "pins";
+}
+
+// hvc-paste takes no UART key: it answers a key it does not take by naming the few it takes.
+bool names_its_keys(const std::string& scenario) {
+    return scenario == "hvc-paste";
+}
+
 } // namespace
 
 std::string shown(std::string_view value) {
@@ -36,253 +224,204 @@ std::string shown(std::string_view value) {
     return std::string(value.substr(0, limit)) + "...";
 }
 
-const std::map<std::string, std::string>& params::keys() {
-    static const std::map<std::string, std::string> k{
-        {"cpu_hz", "CPU clock in Hz"},
-        {"cores", "cores of the machine, 1 to 8 (the console scenarios print from core 0; the others idle; "
-                  "hvc-paste: default 2)"},
-        {"mmio_read_ns", "cost of one UART register read, ns (a trapped access under a hypervisor)"},
-        {"mmio_write_ns", "cost of one UART register write, ns"},
-        {"relax_cycles", "CPU cycles of one cpu_relax()"},
-        {"uartclk_hz", "UART reference clock in Hz"},
-        {"baud", "baud rate"},
-        {"frame", "frame format: data bits, parity N/E/O/M/S, stop bits (8N1, 7E1, 8N2, ...)"},
-        {"fifo_depth", "FIFO depth: PL011 16 or 32; 16550 16; BCM2835 mini UART 8"},
-        {"uart_base", "UART base address (decimal or 0x...; an I/O port number on port-I/O profiles)"},
-        {"reset_after_write", "assert the UART's reset right after the last write returns (0/1)"},
-        {"reg_shift", "16550: register i at uart_base + (i << reg_shift): 0, 1 or 2 (MMIO only)"},
-        {"reg_io_width", "16550: access width in bytes, 1 or 4 (MMIO only; 4 needs reg_shift 2)"},
-        {"thre_delay_ns", "16550: a slow part's late THRE, ns after the last byte left THR/FIFO"},
-        {"tx_drain_ns", "16550: a slow part's per-byte drain time, ns a byte waits at the head of THR/FIFO"},
-        {"irq_cpu", "tty-paste: the core the UART's interrupt is routed to (default 0)"},
-        {"hog_us", "tty-paste: a task holds IRQs off this many us per period (default 0: no hog)"},
-        {"hog_period_us", "tty-paste: the hog's period, us, more than hog_us (default 10000)"},
-        {"hog_cpu", "tty-paste: the hog's core (default irq_cpu)"},
-        {"hog_sync", "tty-paste: none (default: windows every period) or rx_irq (each window opens as the "
-                     "UART's RX interrupt rises, the worst phase)"},
-        {"rx_trigger",
-         "tty-paste: RX FIFO trigger level, PL011 1/8 1/4 1/2 3/4 7/8 (default 1/2), 16550 1 4 8 "
-         "14 (default 8)"},
-        {"ipi_at_ms", "boot-console: ms from boot start at which a kworker on CPU0 sends kick_all_cpus_sync "
-                      "(a synchronous IPI; default 413.5 on grace, -1 on rpi3b; -1: none)"},
-        {"bmc_char_ns", "boot-console: ns per character the BMC behind the UART accepts, by CTS flow control "
-                        "(grace only; default 177800, fitted to seed 001; 0: CTS always asserted)"},
-        {"csd_lock_timeout_ms", "boot-console: ms a CSD lock waiter spins before csdlock_debug reports it "
-                                "(default 5000; 0: no reports)"},
-        {"earlycon", "boot-console: 1: an earlycon (pl011,mmio32 at uart_base) registered as a boot console "
-                     "before the first record; the real console then skips the replay (default 0)"},
-        {"loglevel", "boot-console: console_loglevel, 0 to 15: records of this level or less urgent are "
-                     "stored, not printed (default 7: all but KERN_DEBUG)"},
-        {"quiet",
-         "boot-console: 1: the kernel's quiet, console_loglevel 4 (only KERN_ERR and more urgent are "
-         "printed; not with loglevel) (default 0)"},
-        {"hz",
-         "tty-paste, hvc-paste: the kernel's HZ, 100 250 300 or 1000 (default 250; the tick costs 2 us)"},
-        {"burst_bytes", "hvc-paste: bytes per burst the host delivers (opal: into OPAL's buffer; virtio: one "
-                        "filled buffer and interrupt each), 1 to 2^30 (default 4096)"},
-        {"paste_kbps",
-         "hvc-paste: the paste's rate, KB/s of 1000 bytes, more than 0 up to 1e6 (default 1000)"},
-        {"bmc_buffer_bytes", "hvc-paste, opal: OPAL's console input buffer, bytes, 1 to 2^30 (default 65536; "
-                             "overflow is lost)"},
-        {"khvcd_cpu",
-         "hvc-paste: the core khvcd runs on, below cores (default 0, beside the interrupt and "
-         "kopald; on another core khvcd drains while kopald polls and they contend for hp->lock)"},
-    };
-    return k;
+const key_scope* key_def::scope_of(const std::string& s) const {
+    for (const key_scope& k : scope)
+        if (k.scenario == s) return &k;
+    return nullptr;
 }
 
-// hvc-paste takes cores, hz and its own keys and refuses every other known key; its own keys are refused
-// elsewhere. Nothing if `key` is none of this (an unknown key, or a key of another scenario's).
-std::optional<std::optional<std::string>> params::set_hvc_key(const std::string& key,
-                                                              const std::string& value) {
-    static const char* const own[] = {"burst_bytes", "paste_kbps", "bmc_buffer_bytes", "khvcd_cpu"};
-    const bool is_own = std::find(std::begin(own), std::end(own), key) != std::end(own);
-    auto bad = [&](const std::string& what) -> std::optional<std::string> {
-        return "--set " + shown(key) + "=" + shown(value) + ": " + what;
-    };
-    if (!hvc) {
-        if (is_own) return bad("applies to hvc-paste only");
-        return std::nullopt;
-    }
-    if (key == "cores") {
-        const auto v = parse_u64(value);
-        if (!v || *v < 1 || *v > 8) return bad("expected a whole number of cores from 1 to 8");
-        cores = static_cast<unsigned>(*v);
-    } else if (key == "hz") {
-        if (value != "100" && value != "250" && value != "300" && value != "1000")
-            return bad("expected 100, 250, 300 or 1000");
-        hz = static_cast<unsigned>(std::stoul(value));
-    } else if (key == "burst_bytes" || key == "bmc_buffer_bytes") {
-        if (key == "bmc_buffer_bytes" && hvc_backend != "opal")
-            return bad("applies to the opal profile only");
-        const auto v = parse_u64(value);
-        if (!v || *v < 1 || *v > (std::uint64_t{1} << 30))
-            return bad("expected a whole number of bytes from 1 to 2^30");
-        (key == "burst_bytes" ? burst_bytes : bmc_buffer_bytes) = *v;
-    } else if (key == "paste_kbps") {
-        const auto v = parse_double(value);
-        if (!v || *v <= 0 || *v > 1e6) return bad("expected KB/s (1000 bytes) more than 0, up to 1e6");
-        paste_kbps = *v;
-    } else if (key == "khvcd_cpu") {
-        const auto v = parse_u64(value);
-        if (!v || *v > 7) return bad("expected a core number from 0 to 7 (below cores)");
-        khvcd_cpu = static_cast<unsigned>(*v);
-    } else if (keys().count(key)) {
-        return "--set " + shown(key) +
-               ": does not apply to hvc-paste (its keys: cores, hz, burst_bytes, paste_kbps, "
-               "bmc_buffer_bytes, khvcd_cpu)";
-    } else {
-        return std::nullopt;
-    }
-    return std::optional<std::string>{};
+bool key_def::takes(const std::string& s, const std::string& p) const {
+    const key_scope* k = scope_of(s);
+    return k &&
+           (k->profiles.empty() || std::find(k->profiles.begin(), k->profiles.end(), p) != k->profiles.end());
 }
 
-// The tty-paste keys: nothing if `key` is not one of them, else the error (or nothing) setting it gives.
-std::optional<std::optional<std::string>> params::set_tty_key(const std::string& key,
-                                                              const std::string& value) {
-    static const char* const names[] = {"irq_cpu",    "hog_us", "hog_period_us", "hog_cpu", "hog_sync",
-                                        "rx_trigger", "hz"};
-    if (std::find(std::begin(names), std::end(names), key) == std::end(names)) return std::nullopt;
-    auto bad = [&](const std::string& what) -> std::optional<std::string> {
-        return "--set " + shown(key) + "=" + shown(value) + ": " + what;
-    };
-    if (!tty)
-        return bad(key == "hz" ? "applies to tty-paste and hvc-paste only" : "applies to tty-paste only");
-    if (key == "irq_cpu" || key == "hog_cpu") {
-        const auto v = parse_u64(value);
-        if (!v || *v > 7) return bad("expected a core number from 0 to 7 (below cores)");
-        (key == "irq_cpu" ? irq_cpu : hog_cpu.emplace()) = static_cast<unsigned>(*v);
-    } else if (key == "hog_us" || key == "hog_period_us") {
-        const auto v = parse_double(value);
-        if (!v || *v < 0 || *v > 1e7) return bad("expected a number of microseconds from 0 to 1e7");
-        if (key == "hog_period_us" && *v == 0) return bad("the period must be more than 0");
-        (key == "hog_us" ? hog_us : hog_period_us) = *v;
-    } else if (key == "hog_sync") {
-        if (value != "none" && value != "rx_irq") return bad("expected none or rx_irq");
-        hog_sync = value;
-    } else if (key == "rx_trigger") {
-        static const char* const pl011_levels[] = {"1/8", "1/4", "1/2", "3/4", "7/8"};
-        static const char* const levels_16550[] = {"1", "4", "8", "14"};
-        if (uart_model == "16550") {
-            if (std::find(std::begin(levels_16550), std::end(levels_16550), value) == std::end(levels_16550))
-                return bad("the 16550's RX trigger is 1, 4, 8 or 14 bytes");
-        } else if (std::find(std::begin(pl011_levels), std::end(pl011_levels), value) ==
-                   std::end(pl011_levels)) {
-            return bad("the PL011's RX level is 1/8, 1/4, 1/2, 3/4 or 7/8 full");
-        }
-        rx_trigger = value;
-    } else { // hz
-        if (value != "100" && value != "250" && value != "300" && value != "1000")
-            return bad("expected 100, 250, 300 or 1000");
-        hz = static_cast<unsigned>(std::stoul(value));
-    }
-    return std::optional<std::string>{};
+// To add a key: a row here (its name with its unit, the default as --set takes it, the description
+// `uartvp list` shows, where it applies and how its value is parsed), a field in params for its value,
+// and the scenario's use of it. The message for an unknown key, the list and the JSON follow.
+const std::vector<key_def>& keys() {
+    static const std::vector<key_def> table = [] {
+        // The scopes and messages several keys share.
+        const std::vector<key_scope> consoles = {
+            {"earlycon-pl011"}, {"console-8250"}, {"tty-paste"}, {"boot-console"}}; // a UART's console
+        std::vector<key_scope> every = consoles;
+        every.push_back({"hvc-paste"});
+        const std::string only_16550 = "applies to the 16550 scenarios only";
+        const std::vector<key_scope> uart16550 = {{"console-8250"}, {"tty-paste", {"pc"}, only_16550}};
+        const std::vector<key_scope> tty = {{"tty-paste"}}, boot = {{"boot-console"}}, hvc = {{"hvc-paste"}};
+        const std::vector<key_scope> earlycon_8250 = {{"earlycon-pl011"}, {"console-8250"}},
+                                     tty_hvc = {{"tty-paste"}, {"hvc-paste"}};
+        const std::string no_bmc =
+            "applies to profile grace only (no BMC behind the Raspberry Pi's mini UART)";
+        const std::vector<key_scope> grace = {{"boot-console", {"grace"}, no_bmc}};
+        // tty-paste's 16550 (profile pc) drives its pins whatever the key says.
+        const std::vector<key_scope> lines = {
+            {"earlycon-pl011"},
+            {"console-8250"},
+            {"tty-paste", {"hw"}, "applies to the PL011 of profile hw only"},
+            {"boot-console"}};
+        const std::vector<key_scope> opal = {{"hvc-paste", {"opal"}, "applies to the opal profile only"}};
+        const std::string only_tty = "applies to tty-paste only", only_boot = "applies to boot-console only",
+                          only_hvc = "applies to hvc-paste only";
+        const std::string ns = "expected a number of nanoseconds from 0 to 1e9",
+                          core = "expected a core number from 0 to 7 (below cores)",
+                          bytes = "expected a whole number of bytes from 1 to 2^30";
+        // name, unit, default, description, scope, refusal, value
+        return std::vector<key_def>{
+            {"cpu_hz", "Hz", "1000000000", "CPU clock in Hz", consoles, "",
+             whole(&params::cpu_hz, 1, any, "expected a positive whole number")},
+            {"cores", "", "1",
+             "cores of the machine, 1 to 8 (the console scenarios print from core 0; the others idle; "
+             "hvc-paste: default 2)",
+             every, "", whole(&params::cores, 1, 8, "expected a whole number of cores from 1 to 8")},
+            {"mmio_read_ns", "ns", "120",
+             "cost of one UART register read, ns (a trapped access under a hypervisor)", consoles, "",
+             number(&params::mmio_read_ns, 0, 1e9, ns)},
+            {"mmio_write_ns", "ns", "60", "cost of one UART register write, ns", consoles, "",
+             number(&params::mmio_write_ns, 0, 1e9, ns)},
+            {"relax_cycles", "cycles", "4", "CPU cycles of one cpu_relax()", consoles, "",
+             whole(&params::relax_cycles, 0, 1'000'000, "expected a whole number from 0 to 1000000")},
+            {"uartclk_hz", "Hz", "24000000", "UART reference clock in Hz", consoles, "",
+             parsed(parse_uartclk_hz, &params::uartclk_hz)},
+            {"baud", "baud", "115200", "baud rate", consoles, "",
+             whole(&params::baud, 1, any, "expected a positive whole number")},
+            {"frame", "", "8N1", "frame format: data bits, parity N/E/O/M/S, stop bits (8N1, 7E1, 8N2, ...)",
+             consoles, "", parsed(parse_frame, frame_name)},
+            {"fifo_depth", "", "32", "FIFO depth: PL011 16 or 32; 16550 16; BCM2835 mini UART 8", consoles,
+             "", parsed(parse_fifo_depth, &params::fifo_depth)},
+            {"uart_base", "", "0x09000000",
+             "UART base address (decimal or 0x...; an I/O port number on port-I/O profiles)", consoles, "",
+             parsed(parse_uart_base, &params::uart_base)},
+            {"reset_after_write", "", "0", "assert the UART's reset right after the last write returns (0/1)",
+             earlycon_8250, "applies to earlycon-pl011 and console-8250 only",
+             flag(&params::reset_after_write)},
+            {"line_model", "", "characters",
+             "how the line monitor and the waves take the UART's lines: characters (default: as the UART "
+             "reports them) or pins (edge by edge, for comparison; --mode reference: always pins)",
+             lines, "applies to the UART consoles (tty-paste: profile hw) only",
+             parsed(parse_line_model, line_in_effect)},
+            {"reg_shift", "", "0", "16550: register i at uart_base + (i << reg_shift): 0, 1 or 2 (MMIO only)",
+             uart16550, only_16550, one_of(&params::reg_shift, {"0", "1", "2"}, "expected 0, 1 or 2")},
+            {"reg_io_width", "", "1", "16550: access width in bytes, 1 or 4 (MMIO only; 4 needs reg_shift 2)",
+             uart16550, only_16550, one_of(&params::reg_io_width, {"1", "4"}, "expected 1 or 4")},
+            {"thre_delay_ns", "ns", "0",
+             "16550: a slow part's late THRE, ns after the last byte left THR/FIFO", uart16550, only_16550,
+             number(&params::thre_delay_ns, 0, 1e9, ns)},
+            {"tx_drain_ns", "ns", "0",
+             "16550: a slow part's per-byte drain time, ns a byte waits at the head of THR/FIFO", uart16550,
+             only_16550, number(&params::tx_drain_ns, 0, 1e9, ns)},
+            {"irq_cpu", "", "0", "tty-paste: the core the UART's interrupt is routed to (default 0)", tty,
+             only_tty, whole(&params::irq_cpu, 0, 7, core)},
+            {"hog_us", "us", "0",
+             "tty-paste: a task holds IRQs off this many us per period (default 0: no hog)", tty, only_tty,
+             number(&params::hog_us, 0, 1e7, "expected a number of microseconds from 0 to 1e7")},
+            {"hog_period_us", "us", "10000",
+             "tty-paste: the hog's period, us, more than hog_us (default 10000)", tty, only_tty,
+             parsed(parse_hog_period_us, &params::hog_period_us)},
+            {"hog_cpu", "", "", "tty-paste: the hog's core (default irq_cpu)", tty, only_tty,
+             shown_as(whole(&params::hog_cpu, 0, 7, core), hog_cpu_in_effect)},
+            {"hog_sync", "", "none",
+             "tty-paste: none (default: windows every period) or rx_irq (each window opens as the UART's "
+             "RX interrupt rises, the worst phase)",
+             tty, only_tty, one_of(&params::hog_sync, {"none", "rx_irq"}, "expected none or rx_irq")},
+            {"rx_trigger", "", "",
+             "tty-paste: RX FIFO trigger level, PL011 1/8 1/4 1/2 3/4 7/8 (default 1/2), 16550 1 4 8 14 "
+             "(default 8)",
+             tty, only_tty, parsed(parse_rx_trigger, &params::rx_trigger)},
+            {"hz", "Hz", "250",
+             "tty-paste, hvc-paste: the kernel's HZ, 100 250 300 or 1000 (default 250; the tick costs 2 us)",
+             tty_hvc, "applies to tty-paste and hvc-paste only",
+             one_of(&params::hz, {"100", "250", "300", "1000"}, "expected 100, 250, 300 or 1000")},
+            {"ipi_at_ms", "ms", "413.5",
+             "boot-console: ms from boot start at which a kworker on CPU0 sends kick_all_cpus_sync (a "
+             "synchronous IPI; default 413.5 on grace, -1 on rpi3b; -1: none)",
+             boot, only_boot, parsed(parse_ipi_at_ms, &params::ipi_at_ms)},
+            {"bmc_char_ns", "ns", "177800",
+             "boot-console: ns per character the BMC behind the UART accepts, by CTS flow control (grace "
+             "only; default 177800, fitted to seed 001; 0: CTS always asserted)",
+             grace, only_boot,
+             number(&params::bmc_char_ns, 0, 1e8, "expected ns per character from 0 to 1e8")},
+            {"csd_lock_timeout_ms", "ms", "5000",
+             "boot-console: ms a CSD lock waiter spins before csdlock_debug reports it (default 5000; 0: "
+             "no reports)",
+             boot, only_boot,
+             whole(&params::csd_lock_timeout_ms, 0, 1'000'000,
+                   "expected a whole number of ms from 0 to 1000000")},
+            {"earlycon", "", "0",
+             "boot-console: 1: an earlycon (pl011,mmio32 at uart_base) registered as a boot console before "
+             "the first record; the real console then skips the replay (default 0)",
+             boot, only_boot, flag(&params::earlycon)},
+            {"loglevel", "", "",
+             "boot-console: console_loglevel, 0 to 15: records of this level or less urgent are stored, not "
+             "printed (default 7: all but KERN_DEBUG)",
+             boot, only_boot,
+             shown_as(whole(&params::loglevel, 0, 15, "expected a console_loglevel from 0 to 15"),
+                      loglevel_in_effect)},
+            {"quiet", "", "0",
+             "boot-console: 1: the kernel's quiet, console_loglevel 4 (only KERN_ERR and more urgent are "
+             "printed; not with loglevel) (default 0)",
+             boot, only_boot, flag(&params::quiet)},
+            {"burst_bytes", "bytes", "4096",
+             "hvc-paste: bytes per burst the host delivers (opal: into OPAL's buffer; virtio: one filled "
+             "buffer and interrupt each), 1 to 2^30 (default 4096)",
+             hvc, only_hvc, whole(&params::burst_bytes, 1, gib, bytes)},
+            {"paste_kbps", "KB/s", "1000",
+             "hvc-paste: the paste's rate, KB/s of 1000 bytes, more than 0 up to 1e6 (default 1000)", hvc,
+             only_hvc, parsed(parse_paste_kbps, &params::paste_kbps)},
+            {"bmc_buffer_bytes", "bytes", "65536",
+             "hvc-paste, opal: OPAL's console input buffer, bytes, 1 to 2^30 (default 65536; overflow is "
+             "lost)",
+             opal, only_hvc, whole(&params::bmc_buffer_bytes, 1, gib, bytes)},
+            {"khvcd_cpu", "", "0",
+             "hvc-paste: the core khvcd runs on, below cores (default 0, beside the interrupt and kopald; on "
+             "another core khvcd drains while kopald polls and they contend for hp->lock)",
+             hvc, only_hvc, whole(&params::khvcd_cpu, 0, 7, core)},
+        };
+    }();
+    return table;
 }
 
-// The boot-console keys: nothing if `key` is not one of them, else the error (or nothing) setting it gives.
-std::optional<std::optional<std::string>> params::set_boot_key(const std::string& key,
-                                                               const std::string& value) {
-    if (key != "ipi_at_ms" && key != "bmc_char_ns" && key != "csd_lock_timeout_ms" && key != "earlycon" &&
-        key != "loglevel" && key != "quiet")
-        return std::nullopt;
-    auto bad = [&](const std::string& what) -> std::optional<std::string> {
-        return "--set " + shown(key) + "=" + shown(value) + ": " + what;
-    };
-    if (!boot) return bad("applies to boot-console only");
-    if (key == "bmc_char_ns" && uart_model == "mini")
-        return bad("applies to profile grace only (no BMC behind the Raspberry Pi's mini UART)");
-    const auto v = parse_double(value);
-    if (key == "ipi_at_ms") {
-        if (!v || (*v < 0 && *v != -1) || *v > 1e6) return bad("expected ms from 0 to 1e6, or -1 (no IPI)");
-        ipi_at_ms = *v;
-    } else if (key == "bmc_char_ns") {
-        if (!v || *v < 0 || *v > 1e8) return bad("expected ns per character from 0 to 1e8");
-        bmc_char_ns = *v;
-    } else if (key == "earlycon" || key == "quiet") {
-        const auto b = parse_bool(value);
-        if (!b) return bad("expected 0 or 1");
-        (key == "earlycon" ? earlycon : quiet) = *b;
-    } else if (key == "loglevel") {
-        const auto u = parse_u64(value);
-        if (!u || *u > 15) return bad("expected a console_loglevel from 0 to 15");
-        loglevel = static_cast<int>(*u);
-    } else {
-        const auto u = parse_u64(value);
-        if (!u || *u > 1'000'000) return bad("expected a whole number of ms from 0 to 1000000");
-        csd_lock_timeout_ms = static_cast<unsigned>(*u);
-    }
-    return std::optional<std::string>{};
+const key_def* find_key(const std::string& name) {
+    for (const key_def& k : keys())
+        if (k.name == name) return &k;
+    return nullptr;
+}
+
+namespace {
+
+// The names of the keys `keep` selects, in the table's order, comma-separated.
+std::string key_names(const std::function<bool(const key_def&)>& keep) {
+    std::string out;
+    for (const key_def& k : keys())
+        if (keep(k)) out += (out.empty() ? "" : ", ") + k.name;
+    return out;
+}
+
+} // namespace
+
+params::params() {
+    for (const key_def& k : keys())
+        if (!k.default_value.empty())
+            if (const auto err = k.value.parse(*this, k.default_value))
+                throw std::logic_error("key " + k.name + ": its default " + k.default_value + ": " + *err);
 }
 
 std::optional<std::string> params::set(const std::string& key, const std::string& value) {
-    auto bad = [&](const std::string& what) {
-        return "--set " + shown(key) + "=" + shown(value) + ": " + what;
-    };
-    const bool is_16550 = uart_model == "16550";
-    if (auto r = set_hvc_key(key, value)) return *r;
-    if (auto r = set_tty_key(key, value)) return *r;
-    if (auto r = set_boot_key(key, value)) return *r;
-    if (!is_16550 &&
-        (key == "reg_shift" || key == "reg_io_width" || key == "thre_delay_ns" || key == "tx_drain_ns"))
-        return bad("applies to the 16550 scenarios only");
-    if (key == "cpu_hz" || key == "uartclk_hz" || key == "baud") {
-        const auto v = parse_u64(value);
-        if (!v || *v == 0) return bad("expected a positive whole number");
-        if (key == "uartclk_hz" && *v > max_uartclk_hz)
-            return bad("at most 10^12 Hz: one UARTCLK cycle must last at least the 1 ps time resolution");
-        (key == "cpu_hz" ? cpu_hz : key == "uartclk_hz" ? uartclk_hz : baud) = *v;
-    } else if (key == "mmio_read_ns" || key == "mmio_write_ns") {
-        const auto v = parse_double(value);
-        if (!v || *v < 0 || *v > 1e9) return bad("expected a number of nanoseconds from 0 to 1e9");
-        (key == "mmio_read_ns" ? mmio_read_ns : mmio_write_ns) = *v;
-    } else if (key == "relax_cycles") {
-        const auto v = parse_u64(value);
-        if (!v || *v > 1'000'000) return bad("expected a whole number from 0 to 1000000");
-        relax_cycles = static_cast<unsigned>(*v);
-    } else if (key == "frame") {
-        const auto f = serial_format::parse(value);
-        if (!f) return bad("expected data bits 5-8, parity N/E/O/M/S, stop bits 1-2, such as 8N1");
-        frame = *f;
-    } else if (key == "fifo_depth") {
-        if (is_16550 && value != "16") return bad("the 16550 FIFO depth is 16");
-        if (uart_model == "mini" && value != "8") return bad("the mini UART's FIFO depth is 8");
-        if (value != "16" && value != "32") return bad("the PL011 FIFO depth is 16 or 32");
-        fifo_depth = static_cast<unsigned>(std::stoul(value));
-    } else if (key == "uart_base") {
-        char* end = nullptr;
-        errno = 0;
-        const unsigned long long v = std::strtoull(value.c_str(), &end, 0);
-        if (!is_16550 && uart_model != "mini" && (value.empty() || errno || *end || v % 0x1000))
-            return bad("expected a 4 KiB-aligned address");
-        if (value.empty() || value[0] == '-' || errno || *end) return bad("expected an address");
-        uart_base = v; // the 16550's alignment depends on reg_shift: check()
-    } else if (key == "reg_shift") {
-        if (value != "0" && value != "1" && value != "2") return bad("expected 0, 1 or 2");
-        reg_shift = static_cast<unsigned>(std::stoul(value));
-    } else if (key == "reg_io_width") {
-        if (value != "1" && value != "4") return bad("expected 1 or 4");
-        reg_io_width = static_cast<unsigned>(std::stoul(value));
-    } else if (key == "thre_delay_ns" || key == "tx_drain_ns") {
-        const auto v = parse_double(value);
-        if (!v || *v < 0 || *v > 1e9) return bad("expected a number of nanoseconds from 0 to 1e9");
-        (key == "thre_delay_ns" ? thre_delay_ns : tx_drain_ns) = *v;
-    } else if (key == "cores") {
-        const auto v = parse_u64(value);
-        if (!v || *v < 1 || *v > 8) return bad("expected a whole number of cores from 1 to 8");
-        cores = static_cast<unsigned>(*v);
-    } else if (key == "reset_after_write") {
-        if (tty || boot) return bad("applies to earlycon-pl011 and console-8250 only");
-        const auto v = parse_bool(value);
-        if (!v) return bad("expected 0 or 1");
-        reset_after_write = *v;
-    } else {
+    const key_def* k = find_key(key);
+    if (!k)
         return "--set " + shown(key) +
-               ": unknown key (known: cpu_hz, cores, mmio_read_ns, mmio_write_ns, relax_cycles, "
-               "uartclk_hz, baud, frame, fifo_depth, uart_base, reset_after_write, reg_shift, reg_io_width, "
-               "thre_delay_ns, tx_drain_ns, irq_cpu, hog_us, hog_period_us, hog_cpu, hog_sync, rx_trigger, "
-               "hz, ipi_at_ms, bmc_char_ns, csd_lock_timeout_ms, earlycon, loglevel, quiet, burst_bytes, "
-               "paste_kbps, bmc_buffer_bytes, khvcd_cpu)";
+               ": unknown key (known: " + key_names([](const key_def&) { return true; }) + ")";
+    const std::string given = "--set " + shown(key) + "=" + shown(value) + ": ";
+    if (!k->takes(scenario, profile)) {
+        // Its scenario on another profile; a scenario that names the keys it takes; the key's word.
+        if (const key_scope* in = k->scope_of(scenario))
+            return given + (in->profile_refusal.empty() ? k->refusal : in->profile_refusal);
+        if (names_its_keys(scenario))
+            return "--set " + shown(key) + ": does not apply to " + scenario + " (its keys: " +
+                   key_names([&](const key_def& d) { return d.scope_of(scenario) != nullptr; }) + ")";
+        return given + k->refusal;
     }
+    if (auto err = k->value.parse(*this, value)) return given + *err;
     return std::nullopt;
 }
 
@@ -300,29 +439,7 @@ std::int64_t mini_uart_baud_reg(std::uint64_t clock, std::uint64_t baud) {
     return static_cast<std::int64_t>((static_cast<unsigned __int128>(clock) + 4 * baud) / (8 * baud)) - 1;
 }
 
-std::optional<std::string> params::check_tty() const {
-    const std::string have =
-        " (the machine has " + std::to_string(cores) + (cores == 1 ? " core" : " cores") + ": --set cores=N)";
-    if (irq_cpu >= cores) return "irq_cpu " + std::to_string(irq_cpu) + " is not a core" + have;
-    if (hog_cpu && *hog_cpu >= cores) return "hog_cpu " + std::to_string(*hog_cpu) + " is not a core" + have;
-    if (hog_us > 0 && hog_period_us <= hog_us)
-        return "hog_period_us must be more than hog_us (the hog holds IRQs off for hog_us of every period)";
-    return std::nullopt;
-}
-
 std::optional<std::string> params::check() const {
-    if (hvc) { // each key was checked as it was set; khvcd's core against the machine's
-        if (khvcd_cpu >= cores)
-            return "khvcd_cpu " + std::to_string(khvcd_cpu) + " is not a core (the machine has " +
-                   std::to_string(cores) + (cores == 1 ? " core" : " cores") + ": --set cores=N)";
-        return std::nullopt;
-    }
-    if (tty)
-        if (auto err = check_tty()) return err;
-    if (boot && cores < 2)
-        return "boot-console needs at least 2 cores (the boot task runs on CPU1): --set cores=N";
-    if (boot && quiet && loglevel)
-        return "quiet and loglevel both set console_loglevel (quiet: 4): give one of them";
     if (uart_model == "mini") {
         if (cpu_hz > 100'000'000'000ull) return "cpu_hz above 100 GHz is not a CPU";
         if (cpu_hz < 1'000'000) return "cpu_hz below 1 MHz is not a CPU that prints a boot log";
@@ -359,6 +476,7 @@ std::optional<std::string> params::check() const {
                    std::to_string(span) + (port_io ? " up to 0xFFF8 (an I/O port)" : "");
         return std::nullopt;
     }
+    if (uart_model != "pl011") return std::nullopt; // no UART
     std::uint32_t ibrd = 0, fbrd = 0;
     pl011_divisor(uartclk_hz, baud, ibrd, fbrd);
     if (ibrd == 0 || (static_cast<unsigned __int128>(ibrd) << 6 | fbrd) > (0xFFFFull << 6))
@@ -370,54 +488,28 @@ std::optional<std::string> params::check() const {
 }
 
 nlohmann::json params::to_json() const {
-    if (hvc) {
-        nlohmann::json j{{"backend", hvc_backend},
-                         {"cores", cores},
-                         {"hz", hz},
-                         {"burst_bytes", burst_bytes},
-                         {"paste_kbps", paste_kbps},
-                         {"khvcd_cpu", khvcd_cpu},
-                         {"mode", reference ? "reference" : "fast"}};
-        if (hvc_backend == "opal") j["bmc_buffer_bytes"] = bmc_buffer_bytes;
-        return j;
-    }
-    // What every console UART's run shows; each model adds its own (keys come out sorted).
-    nlohmann::json j{{"cpu_hz", cpu_hz},
-                     {"cores", cores},
-                     {"mmio_read_ns", mmio_read_ns},
-                     {"mmio_write_ns", mmio_write_ns},
-                     {"relax_cycles", relax_cycles},
-                     {"uartclk_hz", uartclk_hz},
-                     {"baud", baud},
-                     {"frame", frame.name()},
-                     {"fifo_depth", fifo_depth},
-                     {"uart_base", uart_base},
-                     {"mode", reference ? "reference" : "fast"}};
+    nlohmann::json j{{"mode", reference ? "reference" : "fast"}};
+    for (const key_def& k : keys())
+        if (k.takes(scenario, profile)) j[k.name] = k.value.json(*this);
+    // What the profile fixes and what follows from the keys: the UART's divisor and its actual rate.
+    if (!hvc_backend.empty()) j["backend"] = hvc_backend;
     if (uart_model == "mini") {
         const std::int64_t d = mini_uart_baud_reg(uartclk_hz, baud);
         j["uart_model"] = uart_model;
         j["aux_mu_baud"] = d;
         j["actual_baud"] = static_cast<double>(uartclk_hz) / (8.0 * (d + 1));
-        return j;
-    }
-    if (uart_model == "16550") {
+    } else if (uart_model == "16550") {
         const std::uint64_t div = uart16550_divisor(uartclk_hz, baud);
         j["uart_model"] = uart_model;
         j["divisor"] = div;
         j["actual_baud"] = div ? static_cast<double>(uartclk_hz) / (16.0 * div) : 0.0;
         j["port_io"] = port_io;
-        j["reg_shift"] = reg_shift;
-        j["reg_io_width"] = reg_io_width;
-        j["thre_delay_ns"] = thre_delay_ns;
-        j["tx_drain_ns"] = tx_drain_ns;
-        j["reset_after_write"] = reset_after_write;
-        return j;
+    } else if (uart_model == "pl011") {
+        std::uint32_t ibrd = 0, fbrd = 0;
+        pl011_divisor(uartclk_hz, baud, ibrd, fbrd);
+        j["ibrd"] = ibrd;
+        j["fbrd"] = fbrd;
     }
-    std::uint32_t ibrd = 0, fbrd = 0;
-    pl011_divisor(uartclk_hz, baud, ibrd, fbrd);
-    j["ibrd"] = ibrd;
-    j["fbrd"] = fbrd;
-    j["reset_after_write"] = reset_after_write;
     return j;
 }
 

@@ -19,8 +19,8 @@
 #include "cli/outputs.h"
 #include "cli/params.h"
 #include "cli/progress.h"
-#include "scenarios/scenario.h"
 #include "cli/stop.h"
+#include "scenarios/scenario.h"
 
 namespace uartvp::program {
 
@@ -43,9 +43,7 @@ std::string absolute(const std::string& path) {
 
 // The directory of `path` as an absolute path (it must exist), and the name in it.
 std::pair<std::string, std::string> split_path(const std::string& path) {
-    const auto slash = path.rfind('/');
-    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-    return {absolute(dir), path.substr(slash == std::string::npos ? 0 : slash + 1)};
+    return {absolute(outputs::dir_of(path)), outputs::name_of(path)};
 }
 
 std::string quoted(const std::string& s) {

@@ -15,24 +15,12 @@
 namespace uartvp::program {
 
 namespace {
-std::string dir_of(const std::string& p) {
-    const auto s = p.rfind('/');
-    return s == std::string::npos ? "." : s == 0 ? "/" : p.substr(0, s);
-}
-std::string name_of(const std::string& p) {
-    const auto s = p.rfind('/');
-    return s == std::string::npos ? p : p.substr(s + 1);
-}
+using outputs::absolute;
+using outputs::dir_of;
+using outputs::name_of;
 std::string stem_of(const std::string& p) {
     const std::string f = name_of(p);
     return f.substr(0, f.size() - 4); // without ".vcd"
-}
-// The absolute path of a file that need not exist yet (its directory does).
-std::string absolute(const std::string& p) {
-    char* real = realpath(dir_of(p).c_str(), nullptr);
-    const std::string dir = real ? real : dir_of(p);
-    std::free(real);
-    return (dir == "/" ? "" : dir) + "/" + name_of(p);
 }
 // The save file's filter numbers.
 constexpr int filter_tasks = 1, filter_registers = 2;
@@ -57,6 +45,11 @@ std::vector<std::string> waves_outputs(const std::string& p, bool fst) {
 std::string fst_problem() {
     if (!vcd2fst_pipe::find().empty()) return "";
     return "--fst: GTKWave's vcd2fst is not on the PATH (Debian: apt-get install gtkwave)";
+}
+
+std::unique_ptr<waves> make_waves(const run_request& rq, double baud) {
+    if (rq.vcd.empty()) return nullptr;
+    return std::make_unique<waves>(rq.vcd, baud, rq.fst);
 }
 
 std::string waves_size_warning(const run_request& rq) {

@@ -141,5 +141,7 @@ std::vector<std::string> waves_outputs(const std::string& vcd_path, bool fst = f
 std::string fst_problem();
 // A warning (one line, empty if none) for a run whose waves would pass 1 GB, with the estimate.
 std::string waves_size_warning(const run_request& rq);
+// The run's waves (--vcd; nothing without it), the lines file's timescale set by `baud`.
+std::unique_ptr<waves> make_waves(const run_request& rq, double baud);
 
 } // namespace uartvp::program

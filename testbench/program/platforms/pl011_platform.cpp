@@ -20,13 +20,6 @@ cpu::timing_profile make_timing(const params& p) {
     return t;
 }
 
-// The line as characters in fast mode (unless UARTVP_LINE=pins): the monitor decodes the reported
-// characters, and so do the waves; TXD is driven edge by edge only for an RTL trace (`pins`).
-bool chars_wanted(const params& p) {
-    const char* line = std::getenv("UARTVP_LINE");
-    return !p.reference && !(line && std::string(line) == "pins");
-}
-
 static pl011_config uart_config(const params& p, const std::string& rtl_vcd, bool chars) {
     pl011_config c;
     c.txd_edges = !chars;
@@ -45,10 +38,10 @@ pl011_platform::pl011_platform(const sc_module_name& name, const params& p, cons
     , kernel("kernel", p.cores, make_timing(p))
     , cpu0(kernel.cpu(0))
     , bus("bus")
-    , uart("uart0", uart_config(p, rtl_vcd, chars_wanted(p) && !pins))
+    , uart("uart0", uart_config(p, rtl_vcd, p.line_as_characters() && !pins))
     , monitor("console", static_cast<double>(p.baud), p.frame)
     , m_p(p)
-    , m_chars(chars_wanted(p))
+    , m_chars(p.line_as_characters())
     , m_pins(pins) {
     if (m_chars) {
         uart.report_line(monitor);

@@ -25,10 +25,10 @@ public:
     line_monitor monitor;
     scoreboard sb;
 
-    // `rtl_vcd`: where the UART writes a full RTL trace, if anywhere. In fast mode the UART reports its
-    // characters and the monitor decodes them, and the waves write TXD from them (UARTVP_LINE=pins in
-    // the environment: the TXD pin instead); `pins`: TXD is still driven edge by edge (for the RTL
-    // trace, which records the model's own TXD), else only between characters.
+    // `rtl_vcd`: where the UART writes a full RTL trace, if anywhere. With the line as characters
+    // (params::line_as_characters) the UART reports its characters and the monitor decodes them, and the
+    // waves write TXD from them (else from the TXD pin); `pins`: TXD is still driven edge by edge (for
+    // the RTL trace, which records the model's own TXD), else only between characters.
     pl011_platform(const sc_core::sc_module_name& name, const params& p, const std::string& rtl_vcd = "",
                    bool pins = false);
     // Whether the monitor takes the UART's characters rather than the TXD pin.
@@ -57,7 +57,5 @@ private:
 };
 
 cpu::timing_profile make_timing(const params& p);
-// Whether a run takes its PL011 lines as characters: in fast mode, unless UARTVP_LINE=pins.
-bool chars_wanted(const params& p);
 
 } // namespace uartvp::program

@@ -36,18 +36,18 @@
 #include <uartvp/scoreboard.h>
 #include <uartvp/uart16550.h>
 
-#include "workloads/bootlog.h"
-#include <uartvp/sw/pl011.h>
-#include "platforms/pl011_platform.h"
-#include "plugins/plugins.h"
-#include "kernel/printk/printk.h"
-#include "scenarios/scenario.h"
-#include "drivers/tty/serial/8250/8250_nbcon.h"
-#include "drivers/tty/serial/amba-pl011-nbcon.h"
-#include <uartvp/sw/serial8250.h>
 #include "cli/stop.h"
 #include "cli/timeline.h"
 #include "cli/waves.h"
+#include "drivers/tty/serial/8250/8250_nbcon.h"
+#include "drivers/tty/serial/amba-pl011-nbcon.h"
+#include "kernel/printk/printk.h"
+#include "platforms/pl011_platform.h"
+#include "plugins/plugins.h"
+#include "scenarios/scenario.h"
+#include "workloads/bootlog.h"
+#include <uartvp/sw/pl011.h>
+#include <uartvp/sw/serial8250.h>
 
 namespace uartvp::program {
 
@@ -303,8 +303,8 @@ public:
     bool timed_out = false;
     sc_event boot_done;
 
-    // In fast mode (unless UARTVP_LINE=pins) the line goes as characters: to the monitor, on grace to
-    // the BMC too, and to the waves.
+    // With the line as characters (line_model, fast mode) it goes to the monitor, on grace to the BMC
+    // too, and to the waves.
     boot_platform(const sc_module_name& name, const params& p)
         : sc_module(name)
         , kernel("kernel", p.cores, boot_timing(p), boot_kernel(p))
@@ -321,9 +321,7 @@ public:
             c.clock_hz = p.uartclk_hz;
             c.reg_shift = 2;
             c.reg_io_width = 4;
-            // The line as characters in fast mode (unless UARTVP_LINE=pins), as console-8250 has it.
-            const char* line = std::getenv("UARTVP_LINE");
-            m_chars = !p.reference && !(line && std::string(line) == "pins");
+            m_chars = p.line_as_characters();
             c.txd_edges = !m_chars;
             mini = std::make_unique<uart16550>("uart0", c);
             if (m_chars) {
@@ -335,7 +333,7 @@ public:
             mini->irq(irq);
             mini->rxd(rxd);
         } else {
-            const bool chars = chars_wanted(p);
+            const bool chars = p.line_as_characters();
             m_chars = chars;
             pl011_config c = make_config(p);
             c.txd_edges = !chars;
@@ -560,26 +558,97 @@ record_check check_records(const std::vector<sw::printed_record>& printed,
     return c;
 }
 
-run_result run_boot_console(const run_request& rq) {
-    const auto wall0 = std::chrono::steady_clock::now();
-    const params& p = rq.p;
+// What the kernel's state refers to beyond a run's steps (the ports, the consoles, the IPI's work and
+// timer): static, it outlives the tasks' threads.
+struct boot_statics {
+    sw::uart_port port;                // grace: the SBSA UART
+    sw::uart_8250_port up;             // rpi3b: the mini UART
+    sw::serial8250_console_port cport; // rpi3b: the 8250 console's port
+    sw::console con, bootcon;          // the real console, the earlycon
+    kapi::work_struct gate_work;
+    cpu::hrtimer gate_timer;
+};
+
+boot_statics& fresh_statics() {
+    static boot_statics s;
+    s = boot_statics{};
+    return s;
+}
+
+// One boot-console run in its steps (run_boot_console): the plan and the platform with its outputs,
+// printk, the consoles, the boot on CPU1, the other CPUs' work and the IPI, the simulation, the
+// results. The tasks refer to what is here, which outlives the simulation.
+class boot_run {
+public:
+    explicit boot_run(const run_request& rq);
+    void set_up_printk();
+    void set_up_consoles();
+    void start_boot();
+    void start_other_cpus();
+    void simulate();
+    run_result results() const;
+
+private:
+    // The boot task's parts, in order.
+    void firmware();
+    void early_records();
+    void probe(cpu::core& c);
+    void work_until(double t_ns);
+    nlohmann::json extra_results(const record_check& rc, const record_check& bc) const;
+
+    const run_request& rq;
+    const params& p;
     // A plugin's variant: its console write as a legacy console, the rest as variant `legacy`.
-    const plugin::boot_console_hook* hook = plugin_hook<plugin::boot_console_hook>(rq.variant);
-    const std::string& v = hook ? std::string("legacy") : rq.variant;
-    const bool calibrated = rq.payload_source.rfind("calibrated:", 0) == 0;
-    const bool rpi = is_rpi(p);
-    const boot_plan plan =
-        calibrated || !rq.payload ? (rpi ? rpi3b_plan() : grace_plan()) : payload_plan(*rq.payload);
+    const plugin::boot_console_hook* hook;
+    const std::string v;
+    const bool rpi;
+    const boot_plan plan;
     std::unique_ptr<waves> w;
-    if (!rq.vcd.empty()) w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud), rq.fst);
-    boot_platform soc("soc", p);
+    boot_platform soc;
+    std::unique_ptr<timeline> tl;
+    std::vector<sw::printk_info> stored;
+    std::uint64_t printed_count = 0;
+    // The line carries every console's records (the earlycon's, then the real console's) in the order
+    // they were written: the console and the index of each in its printk_printed().
+    std::vector<std::pair<const sw::console*, std::size_t>> print_order;
+    boot_statics& d;
+    std::unique_ptr<plugin_guard> guard;
+    bool registered = false, boot_finished = false, ipi_done;
+    double probe_ns = -1, init_ns = 0, register_ns = -1;
+    double planned = 0; // boot start is time 0: firmware's few accesses are part of the boot
+    std::uint64_t first_due = 0;
+    sc_time boot_end;
+    std::vector<std::pair<char, sc_time>> line;
+};
+
+boot_plan plan_of(const run_request& rq) {
+    const bool calibrated = rq.payload_source.rfind("calibrated:", 0) == 0;
+    if (calibrated || !rq.payload) return is_rpi(rq.p) ? rpi3b_plan() : grace_plan();
+    return payload_plan(*rq.payload);
+}
+
+boot_run::boot_run(const run_request& rq_)
+    : rq(rq_)
+    , p(rq_.p)
+    , hook(plugin_hook<plugin::boot_console_hook>(rq.variant))
+    , v(hook ? std::string("legacy") : rq.variant)
+    , rpi(is_rpi(p))
+    , plan(plan_of(rq))
+    , w(make_waves(rq, static_cast<double>(p.baud)))
+    , soc("soc", p)
+    , d(fresh_statics())
+    , ipi_done(p.ipi_at_ms < 0) {
     if (w) soc.add_waves(*w);
-    const std::unique_ptr<timeline> tl = make_timeline(rq);
+    tl = make_timeline(rq);
     if (tl) {
         tl->watch(soc.kernel, soc.registers());
         tl->counter(soc.tx_fifo_level(), "uart0 tx_fifo_level");
     }
+}
 
+// printk as the boot has it; the records stored and printed for the waves and the line's check; the
+// CSD lock's reports printed as the waiter prints them.
+void boot_run::set_up_printk() {
     sw::printk_config pc;
     pc.log_buf_len = 1u << 20; // Grace: 128 KB and a per-CPU share for 72 CPUs; the Pi: assumed
     pc.preferred = rpi ? "ttyS0" : "ttyAMA0"; // SPCR; the Pi's console=ttyS0
@@ -588,154 +657,78 @@ run_result run_boot_console(const run_request& rq) {
     pc.store_ns = 1000; // assumed: formatting and storing a record, 1 us with IRQs off
     pc.console_loglevel = p.console_loglevel();
     sw::printk_init(pc);
-    std::vector<sw::printk_info> stored;
-    sw::printk_on_store([&](const sw::printk_info& r) {
+    sw::printk_on_store([this](const sw::printk_info& r) {
         stored.push_back(r);
         soc.records_stored.write(stored.size());
     });
-    std::uint64_t printed_count = 0;
-    // The line carries every console's records (the earlycon's, then the real console's) in the order
-    // they were written: the console and the index of each in its printk_printed().
-    std::vector<std::pair<const sw::console*, std::size_t>> print_order;
-    sw::printk_on_printed([&](const sw::console& c, const sw::printed_record&) {
+    sw::printk_on_printed([this](const sw::console& c, const sw::printed_record&) {
         print_order.emplace_back(&c, sw::printk_printed(c).size() - 1);
         soc.records_printed.write(++printed_count);
         soc.printing_cpu.write(static_cast<int>(cpu::core::current().id()));
     });
     soc.kernel.on_csd_report(print_csd_report);
+}
 
-    // The SBSA UART as firmware and the probe leave it: 32-bit accesses, always enabled.
-    static sw::uart_port port; // outlives the tasks' threads
-    port = sw::uart_port{};
-    port.membase = p.uart_base;
-    port.vendor = &sw::vendor_sbsa;
-    port.iotype32 = true;
+// The ports as firmware and the probe leave them, the real console (a plugin's write in place of the
+// driver's, under a guard) and the earlycon.
+void boot_run::set_up_consoles() {
+    // The SBSA UART: 32-bit accesses, always enabled.
+    d.port.membase = p.uart_base;
+    d.port.vendor = &sw::vendor_sbsa;
+    d.port.iotype32 = true;
     // The Pi's mini UART as 8250_bcm2835aux registers it: MMIO32, reg-shift 2, 8-byte FIFOs,
     // UART_CAP_FIFO | UART_CAP_MINI.
-    static sw::uart_8250_port up;
-    up = sw::uart_8250_port{};
-    up.iotype = sw::upio::mem32;
-    up.membase = p.uart_base;
-    up.regshift = 2;
-    up.fifosize = up.tx_loadsz = 8;
-    up.cap_mini = true;
-    static sw::serial8250_console_port cport;
-    cport = sw::serial8250_console_port{};
-    cport.up = &up;
-    static sw::console con;
-    con = sw::console{};
+    d.up.iotype = sw::upio::mem32;
+    d.up.membase = p.uart_base;
+    d.up.regshift = 2;
+    d.up.fifosize = d.up.tx_loadsz = 8;
+    d.up.cap_mini = true;
+    d.cport.up = &d.up;
     if (rpi)
-        sw::serial8250_console_init(con, cport, 0, v != "legacy");
+        sw::serial8250_console_init(d.con, d.cport, 0, v != "legacy");
     else
-        sw::pl011_console_init(con, port, 0, v != "legacy");
-    std::unique_ptr<plugin_guard> guard;
-    if (hook) { // the plugin's write in place of the driver's, under a guard (throws, never returns)
+        sw::pl011_console_init(d.con, d.port, 0, v != "legacy");
+    if (hook) { // the guard takes a write that throws or never returns
         guard = std::make_unique<plugin_guard>(*find_plugin_variant("boot-console", rq.variant));
-        const unsigned frame_bits = 1 + p.frame.data_bits + p.frame.has_parity() + p.frame.stop_bits;
-        con.write = [&, frame_bits](sw::console&, std::string_view text) {
+        d.con.write = [this](sw::console&, std::string_view text) {
             if (guard->failed()) return;
-            guard->call("write",
-                        console_write_limit(text.size() * 2, frame_bits, static_cast<double>(p.baud)), [&] {
-                            if (rpi)
-                                hook->serial8250_write(up, text);
-                            else
-                                hook->pl011_write(port, text);
-                        });
+            guard->call(
+                "write",
+                console_write_limit(text.size() * 2, p.frame.bits_per_frame(), static_cast<double>(p.baud)),
+                [&] {
+                    if (rpi)
+                        hook->serial8250_write(d.up, text);
+                    else
+                        hook->pl011_write(d.port, text);
+                });
         };
     }
     // The earlycon as a boot console: on Grace earlycon=pl011,mmio32,<uart_base> (SPCR's):
     // pl011_early_write, whose pl011_putc waits for BUSY after each character ("pl11", as the kernel
     // names it); on the Pi earlycon=uart8250,mmio32,<uart_base>: 8250_early's write, THRE and TEMT
     // after each character.
-    static sw::console bootcon;
-    bootcon = sw::console{};
-    bootcon.name = rpi ? "uart" : "pl1";
-    bootcon.index = rpi ? 0 : 1;
-    bootcon.flags = sw::CON_PRINTBUFFER | sw::CON_BOOT;
+    d.bootcon.name = rpi ? "uart" : "pl1";
+    d.bootcon.index = rpi ? 0 : 1;
+    d.bootcon.flags = sw::CON_PRINTBUFFER | sw::CON_BOOT;
     if (rpi)
-        bootcon.write = [](sw::console&, std::string_view text) { sw::early_serial8250_write(up, text); };
-    else
-        bootcon.write = [](sw::console&, std::string_view text) { sw::pl011_early_write_v0(port, text); };
-    std::uint32_t ibrd = 0, fbrd = 0;
-    pl011_divisor(p.uartclk_hz, p.baud, ibrd, fbrd);
-
-    bool registered = false, boot_finished = false, ipi_done = p.ipi_at_ms < 0;
-    double probe_ns = -1, init_ns = 0, register_ns = -1;
-    std::uint64_t first_due = 0;
-    sc_time boot_end;
-
-    soc.kernel.cpu(boot_cpu).create_task("swapper/0", [&] {
-        if (rpi) {
-            // Firmware (enable_uart=1): AUX_MU_BAUD under DLAB, the frame, interrupts off.
-            const auto d = static_cast<std::uint16_t>(mini_uart_baud_reg(p.uartclk_hz, p.baud));
-            const std::uint8_t lcr = p.frame.data_bits == 8 ? 0x03 : 0x02;
-            sw::serial_out(up, sw::UART_LCR, lcr | sw::UART_LCR_DLAB);
-            sw::serial_out(up, sw::UART_DLL, d & 0xFF);
-            sw::serial_out(up, sw::UART_DLM, d >> 8);
-            sw::serial_out(up, sw::UART_LCR, lcr);
-            sw::serial_out(up, sw::UART_IER, 0);
-        } else {
-            // Firmware: divisor, frame, UART and TX on, CTS flow control on (the BMC's).
-            sw::pl011_firmware_setup(port, ibrd, fbrd, 0x60);
-            sw::pl011_write(sw::pl011_read(port, sw::UART011_CR) | sw::UART011_CR_CTSEN, port,
-                            sw::UART011_CR);
-        }
-        cpu::core& c = cpu::core::current();
-        if (p.earlycon) {
-            // setup_earlycon (parse_early_param): its line, then the boot console, which prints what
-            // is stored (CON_PRINTBUFFER) and every record after it as it is stored.
-            sw::pr_info(fmt::format("earlycon: {} at MMIO32 0x{:016x} (options '')", rpi ? "uart0" : "pl11",
-                                    p.uart_base));
-            sw::register_console(bootcon);
-        }
-        double planned = 0; // boot start is time 0: firmware's few accesses are part of the boot
-        auto work_until = [&](double t_ns) { // the boot's own work up to the plan's time
-            if (t_ns > planned) {
-                kapi::ndelay(static_cast<unsigned long>(t_ns - planned));
-                planned = t_ns;
-            }
+        d.bootcon.write = [this](sw::console&, std::string_view text) {
+            sw::early_serial8250_write(d.up, text);
         };
-        for (std::size_t i = 0; i < plan.before.size(); ++i) {
-            if (i == plan.console_init_at && v == "console-initcall") {
-                // console_init() in start_kernel: pl011_init as a console_initcall, before driver_init()
-                // registered the platform bus and before amba_init (postcore_initcall).
-                sw::pr_err("Driver 'sbsa-uart' was unable to register with bus_type 'platform' because the "
-                           "bus was not initialized.");
-                sw::pr_warn("could not register SBSA UART platform driver");
-                sw::pr_err("Driver 'uart-pl011' was unable to register with bus_type 'amba' because the bus "
-                           "was not initialized.");
-            }
-            if (i == plan.kthreads_ready_at) sw::printk_set_kthreads_ready();
-            work_until(plan.before[i].t_ns);
-            sw::pr_info(plan.before[i].text);
-        }
-        if (plan.kthreads_ready_at >= plan.before.size()) sw::printk_set_kthreads_ready();
+    else
+        d.bootcon.write = [this](sw::console&, std::string_view text) {
+            sw::pl011_early_write_v0(d.port, text);
+        };
+}
+
+// The boot on CPU1: firmware's UART setup, the earlycon, the records before the probe, the probe
+// registering the console, the records after it, `Run /init`.
+void boot_run::start_boot() {
+    soc.kernel.cpu(boot_cpu).create_task("swapper/0", [this] {
+        firmware();
+        cpu::core& c = cpu::core::current();
+        early_records();
         work_until(plan.probe_at_ns);
-        if (v != "console-initcall") {
-            // acpi_init -> ... -> sbsa_uart_probe -> pl011_register_port -> uart_add_one_port.
-            c.sync();
-            const sc_time probe0 = c.local_time();
-            if (rpi) // 8250_bcm2835aux: uartclk = 2 x the core clock, base_baud = uartclk / 16
-                sw::pr_info(
-                    fmt::format("{:x}.serial: ttyS0 at MMIO 0x{:x} (irq = 53, base_baud = {}) is a 16550",
-                                p.uart_base, p.uart_base, p.uartclk_hz / 8));
-            else
-                sw::pr_info(fmt::format(
-                    "ARMH0011:00: ttyAMA0 at MMIO 0x{:x} (irq = 66, base_baud = 0) is a SBSA", p.uart_base));
-            c.sync();
-            register_ns = to_ns(c.local_time());
-            sw::register_console(con);
-            registered = con.registered;
-            // CON_PRINTBUFFER without a boot console: the whole log; after one, from where it stopped.
-            first_due = con.init_seq;
-            c.sync();
-            // ktime_to_us: whole microseconds, truncated
-            const std::uint64_t usecs = static_cast<std::uint64_t>(to_ns(c.local_time() - probe0)) / 1000;
-            probe_ns = static_cast<double>(usecs) * 1e3;
-            sw::pr_info(fmt::format(
-                "probe of {} returned 0 after {} usecs",
-                rpi ? fmt::format("{:x}.serial", p.uart_base) : std::string("ARMH0011:00"), usecs));
-        }
+        if (v != "console-initcall") probe(c);
         for (const boot_record& r : plan.after) {
             work_until(r.t_ns);
             sw::pr_info(r.text);
@@ -748,50 +741,133 @@ run_result run_boot_console(const run_request& rq) {
         boot_finished = true;
         soc.boot_done.notify(SC_ZERO_TIME);
     });
+}
 
-    // CPU2 and up: work of their own (no printk) until the boot is done.
+void boot_run::firmware() {
+    if (rpi) {
+        // Firmware (enable_uart=1): AUX_MU_BAUD under DLAB, the frame, interrupts off.
+        const auto b = static_cast<std::uint16_t>(mini_uart_baud_reg(p.uartclk_hz, p.baud));
+        const std::uint8_t lcr = p.frame.data_bits == 8 ? 0x03 : 0x02;
+        sw::serial_out(d.up, sw::UART_LCR, lcr | sw::UART_LCR_DLAB);
+        sw::serial_out(d.up, sw::UART_DLL, b & 0xFF);
+        sw::serial_out(d.up, sw::UART_DLM, b >> 8);
+        sw::serial_out(d.up, sw::UART_LCR, lcr);
+        sw::serial_out(d.up, sw::UART_IER, 0);
+    } else {
+        // Firmware: divisor, frame, UART and TX on, CTS flow control on (the BMC's).
+        std::uint32_t ibrd = 0, fbrd = 0;
+        pl011_divisor(p.uartclk_hz, p.baud, ibrd, fbrd);
+        sw::pl011_firmware_setup(d.port, ibrd, fbrd, 0x60);
+        sw::pl011_write(sw::pl011_read(d.port, sw::UART011_CR) | sw::UART011_CR_CTSEN, d.port,
+                        sw::UART011_CR);
+    }
+}
+
+// The earlycon (setup_earlycon, parse_early_param: its line, then the boot console, which prints
+// what is stored, CON_PRINTBUFFER, and every record after it as it is stored); the records before
+// the probe, with console_init() and the kthreads' readiness where the plan puts them.
+void boot_run::early_records() {
+    if (p.earlycon) {
+        sw::pr_info(fmt::format("earlycon: {} at MMIO32 0x{:016x} (options '')", rpi ? "uart0" : "pl11",
+                                p.uart_base));
+        sw::register_console(d.bootcon);
+    }
+    for (std::size_t i = 0; i < plan.before.size(); ++i) {
+        if (i == plan.console_init_at && v == "console-initcall") {
+            // console_init() in start_kernel: pl011_init as a console_initcall, before driver_init()
+            // registered the platform bus and before amba_init (postcore_initcall).
+            sw::pr_err("Driver 'sbsa-uart' was unable to register with bus_type 'platform' because the "
+                       "bus was not initialized.");
+            sw::pr_warn("could not register SBSA UART platform driver");
+            sw::pr_err("Driver 'uart-pl011' was unable to register with bus_type 'amba' because the bus "
+                       "was not initialized.");
+        }
+        if (i == plan.kthreads_ready_at) sw::printk_set_kthreads_ready();
+        work_until(plan.before[i].t_ns);
+        sw::pr_info(plan.before[i].text);
+    }
+    if (plan.kthreads_ready_at >= plan.before.size()) sw::printk_set_kthreads_ready();
+}
+
+// acpi_init -> ... -> sbsa_uart_probe -> pl011_register_port -> uart_add_one_port (the Pi:
+// 8250_bcm2835aux's probe): the port's line, the console's registration, the probe's time.
+void boot_run::probe(cpu::core& c) {
+    c.sync();
+    const sc_time probe0 = c.local_time();
+    if (rpi) // 8250_bcm2835aux: uartclk = 2 x the core clock, base_baud = uartclk / 16
+        sw::pr_info(fmt::format("{:x}.serial: ttyS0 at MMIO 0x{:x} (irq = 53, base_baud = {}) is a 16550",
+                                p.uart_base, p.uart_base, p.uartclk_hz / 8));
+    else
+        sw::pr_info(fmt::format("ARMH0011:00: ttyAMA0 at MMIO 0x{:x} (irq = 66, base_baud = 0) is a SBSA",
+                                p.uart_base));
+    c.sync();
+    register_ns = to_ns(c.local_time());
+    sw::register_console(d.con);
+    registered = d.con.registered;
+    // CON_PRINTBUFFER without a boot console: the whole log; after one, from where it stopped.
+    first_due = d.con.init_seq;
+    c.sync();
+    // ktime_to_us: whole microseconds, truncated
+    const std::uint64_t usecs = static_cast<std::uint64_t>(to_ns(c.local_time() - probe0)) / 1000;
+    probe_ns = static_cast<double>(usecs) * 1e3;
+    sw::pr_info(fmt::format("probe of {} returned 0 after {} usecs",
+                            rpi ? fmt::format("{:x}.serial", p.uart_base) : std::string("ARMH0011:00"),
+                            usecs));
+}
+
+// The boot's own work up to the plan's time.
+void boot_run::work_until(double t_ns) {
+    if (t_ns > planned) {
+        kapi::ndelay(static_cast<unsigned long>(t_ns - planned));
+        planned = t_ns;
+    }
+}
+
+// CPU2 and up: work of their own (no printk) until the boot is done. CPU0: the hrtimer that queues
+// the IPI's work (a delayed work item in the kernel).
+void boot_run::start_other_cpus() {
     for (unsigned k = 2; k < p.cores; ++k)
-        soc.kernel.cpu(k).create_task(fmt::format("kworker/{}:1", k), [&] {
+        soc.kernel.cpu(k).create_task(fmt::format("kworker/{}:1", k), [this] {
             while (!boot_finished) {
                 kapi::udelay(500);
                 kapi::msleep(1);
             }
         });
-
-    // CPU0: the hrtimer that queues the IPI's work (a delayed work item in the kernel).
-    static kapi::work_struct gate_work;
-    gate_work = kapi::work_struct{};
-    gate_work.func = [&](kapi::work_struct*) {
+    d.gate_work.func = [this](kapi::work_struct*) {
         kapi::kick_all_cpus_sync();
         ipi_done = true;
     };
-    static cpu::hrtimer gate_timer;
-    gate_timer = cpu::hrtimer{};
-    gate_timer.function = [](cpu::hrtimer*) { kapi::queue_work_on(0, gate_work); };
+    d.gate_timer.function = [this](cpu::hrtimer*) { kapi::queue_work_on(0, d.gate_work); };
     if (p.ipi_at_ms >= 0)
         soc.kernel.cpu(0).create_task(
-            "kfence", [&] { soc.kernel.hrtimer_start(gate_timer, sc_time(p.ipi_at_ms, SC_MS)); });
+            "kfence", [this] { soc.kernel.hrtimer_start(d.gate_timer, sc_time(p.ipi_at_ms, SC_MS)); });
+}
 
-    std::vector<std::pair<char, sc_time>> line;
-    soc.monitor.on_char([&](const decoded_char& ch) {
+// Until the boot is done, the IPI sent and every console has printed what it will.
+void boot_run::simulate() {
+    soc.monitor.on_char([this](const decoded_char& ch) {
         if (!ch.is_break) line.emplace_back(static_cast<char>(ch.data), ch.start);
     });
-    soc.settled = [&] { return boot_finished && ipi_done && sw::printk_all_printed() && soc.tx_idle(); };
+    soc.settled = [this] { return boot_finished && ipi_done && sw::printk_all_printed() && soc.tx_idle(); };
     stop::simulate();
     if (guard) guard->check(true); // a routine that failed or never returned: the run's error
     if (soc.timed_out) throw std::runtime_error("the boot's consoles never finished printing");
     if (!boot_finished) throw std::runtime_error("the boot never reached Run /init");
     if (w) w->finish();
     if (tl) tl->finish();
+}
 
+// The line against every console's records in the order written ('\r' before '\n'); each console's
+// records against the ring buffer's.
+run_result boot_run::results() const {
     const record_check rc = registered
-                                ? check_records(sw::printk_printed(con), stored, first_due, stored.size())
+                                ? check_records(sw::printk_printed(d.con), stored, first_due, stored.size())
                                 : record_check{};
     // The earlycon's: from the first record until it was unregistered (or the end).
-    const record_check bc = p.earlycon ? check_records(sw::printk_printed(bootcon), stored, 0,
-                                                       bootcon.registered ? stored.size() : bootcon.seq)
+    const record_check bc = p.earlycon ? check_records(sw::printk_printed(d.bootcon), stored, 0,
+                                                       d.bootcon.registered ? stored.size() : d.bootcon.seq)
                                        : record_check{};
-    std::string expected; // the line: every console's records in the order written, '\r' before '\n'
+    std::string expected;
     for (const auto& [c, i] : print_order)
         for (char ch : sw::printk_printed(*c)[i].text) {
             if (ch == '\n') expected += '\r';
@@ -803,24 +879,9 @@ run_result run_boot_console(const run_request& rq) {
         sb.observe(static_cast<std::uint8_t>(ch), t);
     sb.finish(sc_time_stamp());
 
-    run_result r;
-    r.scenario = rq.scenario;
-    r.variant = rq.variant;
-    r.profile = rq.profile;
-    r.params = p.to_json();
-    r.params.erase("reset_after_write");
-    r.params.update({{"ipi_at_ms", p.ipi_at_ms},
-                     {"csd_lock_timeout_ms", p.csd_lock_timeout_ms},
-                     {"earlycon", p.earlycon},
-                     {"loglevel", p.console_loglevel()},
-                     {"quiet", p.quiet},
-                     {"csdlock_debug", true},
-                     {"boot_cpu", boot_cpu},
-                     {"kthread_cpu", 0}});
-    if (!rpi) r.params["bmc_char_ns"] = p.bmc_char_ns;
-    r.payload_source = rq.payload_source;
-    r.payload_lines = plan.before.size() + plan.after.size();
-    r.expect_loss = rq.expect_loss;
+    run_result r = result_of(rq, plan.before.size() + plan.after.size());
+    // What the scenario fixes: csdlock_debug on, the boot task's CPU, the printer kthread's.
+    r.params.update({{"csdlock_debug", true}, {"boot_cpu", boot_cpu}, {"kthread_cpu", 0}});
     const sc_time last_char_end = line.empty() ? SC_ZERO_TIME : line.back().second;
     r.sim_time_ns = to_ns(sc_time_stamp());
     r.line_idle_ns = to_ns(last_char_end);
@@ -834,7 +895,15 @@ run_result run_boot_console(const run_request& rq) {
     r.rtl_edges_evaluated = rpi ? 0 : soc.uart->edges_evaluated();
     add_kernel_results(r, soc.kernel);
     add_host_counts(r, rpi ? nullptr : soc.uart.get());
-    r.extra = {
+    r.extra = extra_results(rc, bc);
+    if (rc.lost + rc.duplicated + rc.reordered + bc.lost + bc.duplicated + bc.reordered > 0 && r.clean())
+        r.extra_bytes += 1; // a record-level difference the byte comparison could not see
+    return r;
+}
+
+// boot-console's own figures: when the boot reached init and the console its probe, the records.
+nlohmann::json boot_run::extra_results(const record_check& rc, const record_check& bc) const {
+    nlohmann::json x = {
         {"init_ns", init_ns},
         {"console_probe_ns", probe_ns < 0 ? nlohmann::json(nullptr) : nlohmann::json(probe_ns)},
         {"console_register_ns", register_ns < 0 ? nlohmann::json(nullptr) : nlohmann::json(register_ns)},
@@ -845,13 +914,15 @@ run_result run_boot_console(const run_request& rq) {
         {"records_duplicated", rc.duplicated + bc.duplicated},
         {"records_reordered", rc.reordered + bc.reordered},
         {"bootcon_records_printed", bc.printed},
-        {"console_replays", con.replays}};
-    if (soc.bmc) r.extra["bmc_chars"] = soc.bmc->chars;
-    if (rpi) r.extra["modem_status_deferred"] = cport.modem_status_deferred;
-    if (rc.lost + rc.duplicated + rc.reordered + bc.lost + bc.duplicated + bc.reordered > 0 && r.clean())
-        r.extra_bytes += 1; // a record-level difference the byte comparison could not see
-    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-    return r;
+        {"console_replays", d.con.replays}};
+    if (soc.bmc) x["bmc_chars"] = soc.bmc->chars;
+    if (rpi) x["modem_status_deferred"] = d.cport.modem_status_deferred;
+    return x;
+}
+
+run_result run_boot_console(const run_request& rq) {
+    return run_in_steps<boot_run>(rq, &boot_run::set_up_printk, &boot_run::set_up_consoles,
+                                  &boot_run::start_boot, &boot_run::start_other_cpus, &boot_run::simulate);
 }
 
 std::string compare_table(const std::vector<nlohmann::json>& runs) {
@@ -955,7 +1026,6 @@ scenario_def boot_console_scenario() {
          "KFENCE kworker's IPI at 413.5 ms; calibrated boot: 47,800 characters before \"enabled\" at "
          "0.308 s, Run /init at 0.63 s",
          [](params& p) {
-             p.boot = true;
              p.cores = 4;
              p.uart_base = 0xc280000;
              p.uartclk_hz = 24'000'000;
@@ -965,15 +1035,12 @@ scenario_def boot_console_scenario() {
              p.bmc_char_ns = 177800;
              p.csd_lock_timeout_ms = 5000;
          }},
-    };
-    s.profiles.push_back(
         {"rpi3b",
          "Raspberry Pi 3B+ (seed 003): 4 cores at 1.4 GHz, the boot on CPU1, the BCM2835 AUX mini UART at "
          "0x3f215040 (250 MHz core clock, AUX_MU_BAUD 270: 115,313 baud, 8N1) with the 8250 console, no "
          "earlycon, no IPI; calibrated boot: 93,200 characters before the console registers at 0.295 s, Run "
          "/init at 1.097 s",
          [](params& p) {
-             p.boot = true;
              p.cores = 4;
              p.cpu_hz = 1'400'000'000;
              p.uart_model = "mini";
@@ -984,7 +1051,8 @@ scenario_def boot_console_scenario() {
              p.ipi_at_ms = -1;
              p.bmc_char_ns = 0;
              p.csd_lock_timeout_ms = 5000;
-         }});
+         }},
+    };
     s.plugin_kinds = {plugin::boot_console_hook::kind};
     s.variant_refusal = [](const std::string& variant,
                            const std::string& profile) -> std::optional<std::string> {
@@ -997,6 +1065,13 @@ scenario_def boot_console_scenario() {
         if (variant == "console-initcall" && profile == "rpi3b")
             return std::string("has no meaning here: seed 001's console_initcall patch is to amba-pl011, the "
                                "Pi's mini UART is an 8250 port");
+        return std::nullopt;
+    };
+    s.check_params = [](const params& p) -> std::optional<std::string> {
+        if (p.cores < 2)
+            return "boot-console needs at least 2 cores (the boot task runs on CPU1): --set cores=N";
+        if (p.quiet && p.loglevel)
+            return "quiet and loglevel both set console_loglevel (quiet: 4): give one of them";
         return std::nullopt;
     };
     s.default_profile = "grace";

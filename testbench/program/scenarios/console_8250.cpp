@@ -5,7 +5,6 @@
 // as a boot console, the others and a plugin's variant as the legacy console ttyS0): IRQs off for each
 // record.
 #include <chrono>
-#include <cstdlib>
 #include <memory>
 #include <optional>
 
@@ -16,13 +15,13 @@
 #include <uartvp/scoreboard.h>
 #include <uartvp/uart16550.h>
 
-#include "scenarios/payload_printk.h"
-#include "plugins/plugins.h"
-#include "scenarios/scenario.h"
-#include <uartvp/sw/serial8250.h>
 #include "cli/stop.h"
 #include "cli/timeline.h"
 #include "cli/waves.h"
+#include "plugins/plugins.h"
+#include "scenarios/payload_printk.h"
+#include "scenarios/scenario.h"
+#include <uartvp/sw/serial8250.h>
 
 namespace uartvp::program {
 
@@ -73,22 +72,9 @@ std::uint8_t lcr_for(const serial_format& f) {
     return l;
 }
 
-// The line as characters in fast mode (unless UARTVP_LINE=pins): the monitor decodes the reported
-// characters, and the waves write TXD from them.
-bool chars_wanted(const params& p) {
-    const char* line = std::getenv("UARTVP_LINE");
-    return !p.reference && !(line && std::string(line) == "pins");
-}
-
 uart16550_config uart_config(const params& p, bool chars) {
-    uart16550_config c;
+    uart16550_config c = uart16550_of(p);
     c.txd_edges = !chars;
-    c.clock_hz = p.uartclk_hz;
-    c.reg_shift = p.reg_shift;
-    c.reg_io_width = p.reg_io_width;
-    c.out2_gates_irq = p.port_io; // a PC board
-    c.tx_drain_time = sc_time(p.tx_drain_ns, SC_NS);
-    c.thre_delay = sc_time(p.thre_delay_ns, SC_NS);
     return c;
 }
 
@@ -110,10 +96,10 @@ public:
         , kernel("kernel", p.cores, timing(p))
         , cpu0(kernel.cpu(0))
         , bus("bus")
-        , uart("uart0", uart_config(p, chars_wanted(p)))
+        , uart("uart0", uart_config(p, p.line_as_characters()))
         , monitor("console", actual_baud(p), line_format(p.frame))
         , m_p(p) {
-        if (chars_wanted(p)) {
+        if (p.line_as_characters()) {
             uart.report_line(monitor);
             monitor.take_characters(true);
         }
@@ -192,118 +178,132 @@ private:
 
 using write_fn = void (*)(sw::uart_8250_port&, std::string_view);
 
-run_result run_console(const run_request& rq) {
-    const auto wall0 = std::chrono::steady_clock::now();
-    const params& p = rq.p;
-    uart16550_platform m("machine", p);
-    std::unique_ptr<waves> w;
-    if (!rq.vcd.empty()) {
-        w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud), rq.fst);
-        w->machine_and_bus(m.kernel);
-        w->name_registers(uart16550_register_names(m.bus_address(), p.reg_shift));
-        w->begin_group("UART0 (16550A)");
-        w->level(m.uart.tx_fifo_level, "uart0.tx_fifo_level", 16);
-        w->level(m.uart.rx_fifo_level, "uart0.rx_fifo_level", 16);
-        w->bit(m.uart.thre, "uart0.thre");
-        w->bit(m.uart.temt, "uart0.temt");
-        w->bit(m.uart.dr, "uart0.dr");
-        w->bit(m.uart.fifo_enabled, "uart0.fifo_enabled");
-        w->bit(m.irq, "uart0.irq");
-        w->end_group();
-        // TXD from the 16550's character reports where it does not drive the pin.
-        if (chars_wanted(p))
-            m.uart.report_line(w->lines_from_reports(m.rxd));
-        else
-            w->lines(m.txd, m.rxd);
-    }
+// One console-8250 run in its steps (run_console): the machine with its outputs and the port, the
+// variant's setup of the port, the console and the boot task, the simulation, the results. The tasks
+// refer to what is here, which outlives the simulation.
+class console_run {
+public:
+    explicit console_run(const run_request& rq);
+    void start_port();
+    void start_boot();
+    void simulate();
+    run_result results() const;
 
-    const std::unique_ptr<timeline> tl = make_timeline(rq);
+private:
+    void add_waves();
+
+    const run_request& rq;
+    const params& p;
+    uart16550_platform m;
+    std::unique_ptr<waves> w;
+    std::unique_ptr<timeline> tl;
+    sw::uart_8250_port port;
+    const std::uint16_t divisor;
+    const std::uint8_t lcr;
+    write_fn write = nullptr;
+    // A plugin's variant: its routines on the port as startup leaves it, run under a guard.
+    const plugin::console_8250_hook* hook = nullptr;
+    std::unique_ptr<plugin_guard> guard;
+    payload_boot records;
+};
+
+console_run::console_run(const run_request& rq_)
+    : rq(rq_)
+    , p(rq_.p)
+    , m("machine", p)
+    , divisor(static_cast<std::uint16_t>(uart16550_divisor(p.uartclk_hz, p.baud)))
+    , lcr(lcr_for(p.frame)) {
+    add_waves();
+    tl = make_timeline(rq);
     if (tl) {
         tl->watch(m.kernel, uart16550_register_names(m.bus_address(), p.reg_shift));
         tl->counter(m.uart.tx_fifo_level, "uart0 tx_fifo_level");
         tl->counter(m.uart.rx_fifo_level, "uart0 rx_fifo_level");
         tl->watch(m.sb, "console");
     }
-
-    sw::uart_8250_port port;
     port.iotype = p.port_io ? sw::upio::port : p.reg_io_width == 4 ? sw::upio::mem32 : sw::upio::mem;
     port.iobase = static_cast<std::uint16_t>(p.port_io ? p.uart_base : 0);
     port.membase = p.port_io ? 0 : p.uart_base;
     port.regshift = p.reg_shift;
     port.fifosize = port.tx_loadsz = p.fifo_depth;
-    const auto divisor = static_cast<std::uint16_t>(uart16550_divisor(p.uartclk_hz, p.baud));
-    const std::uint8_t lcr = lcr_for(p.frame);
+}
 
-    write_fn write = nullptr;
-    // A plugin's variant: its routines on the port as startup leaves it, run under a guard.
-    const plugin::console_8250_hook* hook = plugin_hook<plugin::console_8250_hook>(rq.variant);
-    std::unique_ptr<plugin_guard> guard;
-    if (hook) guard = std::make_unique<plugin_guard>(*find_plugin_variant(s_name, rq.variant));
-    const unsigned frame_bits = 1 + p.frame.data_bits + p.frame.has_parity() + p.frame.stop_bits;
+void console_run::add_waves() {
+    w = make_waves(rq, static_cast<double>(p.baud));
+    if (!w) return;
+    w->machine_and_bus(m.kernel);
+    w->name_registers(uart16550_register_names(m.bus_address(), p.reg_shift));
+    w->begin_group("UART0 (16550A)");
+    w->level(m.uart.tx_fifo_level, "uart0.tx_fifo_level", 16);
+    w->level(m.uart.rx_fifo_level, "uart0.rx_fifo_level", 16);
+    w->bit(m.uart.thre, "uart0.thre");
+    w->bit(m.uart.temt, "uart0.temt");
+    w->bit(m.uart.dr, "uart0.dr");
+    w->bit(m.uart.fifo_enabled, "uart0.fifo_enabled");
+    w->bit(m.irq, "uart0.irq");
+    w->end_group();
+    // TXD from the 16550's character reports where it does not drive the pin.
+    if (p.line_as_characters())
+        m.uart.report_line(w->lines_from_reports(m.rxd));
+    else
+        w->lines(m.txd, m.rxd);
+}
+
+// The port as the variant's console finds it, and the variant's write.
+void console_run::start_port() {
+    hook = plugin_hook<plugin::console_8250_hook>(rq.variant);
     if (hook) {
-        m.cpu0.add_task("startup", [&] {
+        guard = std::make_unique<plugin_guard>(*find_plugin_variant(s_name, rq.variant));
+        m.cpu0.add_task("startup", [this] {
             sw::serial8250_port_startup(port, divisor, lcr);
             if (hook->setup) guard->call("setup", setup_limit(), [&] { hook->setup(port); });
         });
     } else if (rq.variant == "putchar" || rq.variant == "fifo" || rq.variant == "fifo-v6.14") {
         // The port as serial8250_startup() leaves it: FIFO enabled, initialised.
-        m.cpu0.add_task("startup", [&] { sw::serial8250_port_startup(port, divisor, lcr); });
+        m.cpu0.add_task("startup", [this] { sw::serial8250_port_startup(port, divisor, lcr); });
         write = rq.variant == "putchar" ? sw::serial8250_console_write_v0
                 : rq.variant == "fifo"  ? sw::serial8250_console_write
                                         : sw::serial8250_console_write_v6_14;
     } else {
         // As 8250_early leaves it (8N1, FIFO off); for fifo-before-init the console is the real driver's,
         // registered before the port was started up.
-        m.cpu0.add_task("early-setup", [&] { sw::early_serial8250_init_port(port, divisor); });
+        m.cpu0.add_task("early-setup", [this] { sw::early_serial8250_init_port(port, divisor); });
         write = rq.variant == "early" ? sw::early_serial8250_write : sw::serial8250_console_write_v1;
     }
-    std::uint64_t bytes_written = 0, lines = 0;
-    // The record and what the routine hands to the UART, here rather than on the task's stack: a task
-    // still suspended when the simulation stops (a plugin's routine that never returned) is never
-    // unwound.
-    std::string line, out;
-    // The console printk writes each record on: 8250_early's boot console ("uart0") or ttyS0. Static: it
-    // outlives the tasks' threads.
-    sw::printk_init(payload_printk_config());
-    static sw::console con;
-    con = sw::console{};
+}
+
+// The console printk writes each record on (8250_early's boot console "uart0" or ttyS0) and the boot
+// task printing the payload on it; a reset after the last write if asked for.
+void console_run::start_boot() {
     const bool early = !hook && rq.variant == "early";
-    con.name = early ? "uart" : "ttyS";
-    con.flags = sw::CON_PRINTBUFFER | (early ? sw::CON_BOOT : 0);
-    con.write = [&](sw::console&, std::string_view text) {
+    sw::console& con = payload_console(early ? "uart" : "ttyS", 0, early);
+    con.write = [this](sw::console&, std::string_view text) {
         if (hook)
-            guard->call("write", console_write_limit(console_bytes(text), frame_bits, actual_baud(p)),
+            guard->call("write",
+                        console_write_limit(console_bytes(text), p.frame.bits_per_frame(), actual_baud(p)),
                         [&] { hook->write(port, text); });
         else
             write(port, text);
     };
-    m.cpu0.add_task("boot", [&] {
-        sw::register_console(con);
-        for (; (!guard || !guard->failed()) && rq.payload->next(line); ++lines) {
-            // printk ends every record with a newline (record_print_text): a last line without one gets it.
-            if (line.empty() || line.back() != '\n') line += '\n';
-            out.clear();
-            for (char c : line) {
-                if (c == '\n') out += '\r';
-                out += c;
-            }
-            m.sb.expect(out);
-            bytes_written += out.size();
-            const sc_time t0 = m.cpu0.local_time();
-            sw::printk(sw::LOGLEVEL_INFO, line);
-            if (tl) tl->console_write(m.cpu0, t0, m.cpu0.local_time(), line);
-        }
-        if (p.reset_after_write && (!guard || !guard->failed())) m.reset_uart();
+    m.cpu0.add_task("boot", [this, &con] {
+        const auto failed = [this] { return guard && guard->failed(); };
+        records.run(con, *rq.payload, m.sb, m.cpu0, tl.get(), failed);
+        if (p.reset_after_write && !failed()) m.reset_uart();
     });
+}
+
+void console_run::simulate() {
     stop::simulate();
     if (guard) guard->check(m.cpu0.idle());
     m.sb.finish(sc_time_stamp());
     if (w) w->finish();
     if (tl) tl->finish();
+}
 
+run_result console_run::results() const {
     const cpu::task_stats& boot = m.cpu0.tasks().at(1);
-    run_result r = console_result(rq, m.sb, m.monitor, m.cpu0, boot, m.line_idle_at(), lines, bytes_written,
-                                  m.tx_fifo_max());
+    run_result r = console_result(rq, m.sb, m.monitor, m.cpu0, boot, m.line_idle_at(), records.lines(),
+                                  records.bytes_written(), m.tx_fifo_max());
     add_kernel_results(r, m.kernel);
     add_host_counts(r, nullptr);
     r.line_text_head = m.text_head;
@@ -312,22 +312,12 @@ run_result run_console(const run_request& rq) {
     if (rq.profile == "slow-bmc" && (rq.variant == "putchar" || rq.variant == "fifo"))
         r.seed_kbps = rq.variant == "putchar" ? 2.5 : 3.1;
     if (rq.profile == "pc" && (rq.variant == "putchar" || rq.variant == "fifo")) r.seed_kbps = 11.5;
-    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     return r;
 }
 
-void pc_com1(params& p) {
-    p.uart_model = "16550";
-    p.port_io = true;
-    p.uart_base = 0x3F8;
-    p.reg_shift = 0;
-    p.reg_io_width = 1;
-    p.uartclk_hz = 1'843'200;
-    p.baud = 115200;
-    p.fifo_depth = 16;
-    p.cpu_hz = 2'400'000'000;
-    p.mmio_read_ns = 1700;
-    p.mmio_write_ns = 1700;
+run_result run_console(const run_request& rq) {
+    return run_in_steps<console_run>(rq, &console_run::start_port, &console_run::start_boot,
+                                     &console_run::simulate);
 }
 
 } // namespace

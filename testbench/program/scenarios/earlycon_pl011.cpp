@@ -9,14 +9,14 @@
 
 #include <uartvp/cpu/kernel.h>
 
-#include "scenarios/payload_printk.h"
-#include <uartvp/sw/pl011.h>
-#include "platforms/pl011_platform.h"
-#include "plugins/plugins.h"
-#include "scenarios/scenario.h"
 #include "cli/stop.h"
 #include "cli/timeline.h"
 #include "cli/waves.h"
+#include "platforms/pl011_platform.h"
+#include "plugins/plugins.h"
+#include "scenarios/payload_printk.h"
+#include "scenarios/scenario.h"
+#include <uartvp/sw/pl011.h>
 
 namespace uartvp::program {
 
@@ -68,99 +68,119 @@ std::uint32_t lcrh_for(const serial_format& f) {
     return l;
 }
 
-run_result run_earlycon(const run_request& rq) {
-    const auto wall0 = std::chrono::steady_clock::now();
-    const params& p = rq.p;
-    std::unique_ptr<waves> w;
-    if (!rq.vcd.empty()) w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud), rq.fst);
-    pl011_platform soc("soc", p, w && rq.vcd_rtl ? w->rtl_trace_path() : "", w && rq.vcd_rtl);
-    if (w) soc.add_waves(*w);
-    const std::unique_ptr<timeline> tl = make_timeline(rq);
-    if (tl) soc.add_timeline(*tl);
-    const write_fn write = variant_write(rq.variant);
-    // A plugin's variant: its routines, run under a guard (a routine that throws or does not return).
-    const plugin::earlycon_pl011_hook* hook = plugin_hook<plugin::earlycon_pl011_hook>(rq.variant);
-    std::unique_ptr<plugin_guard> guard;
-    if (hook) guard = std::make_unique<plugin_guard>(*find_plugin_variant(s_name, rq.variant));
-    const unsigned frame_bits = 1 + p.frame.data_bits + p.frame.has_parity() + p.frame.stop_bits;
-    std::uint64_t bytes_written = 0, lines = 0;
+// One earlycon-pl011 run in its steps (run_earlycon): the SoC with its outputs and the port, the
+// firmware's setup, the console and the boot task, the simulation, the results. The tasks refer to
+// what is here, which outlives the simulation.
+class earlycon_run {
+public:
+    explicit earlycon_run(const run_request& rq);
+    void start_firmware();
+    void start_boot();
+    void simulate();
+    run_result results() const;
 
+private:
+    void close_rtl_trace();
+
+    const run_request& rq;
+    const params& p;
+    std::unique_ptr<waves> w;
+    pl011_platform soc;
+    std::unique_ptr<timeline> tl;
+    const write_fn write;
+    // A plugin's variant: its routines, run under a guard (a routine that throws or does not return).
+    const plugin::earlycon_pl011_hook* hook;
+    std::unique_ptr<plugin_guard> guard;
     sw::uart_port port;
+    payload_boot records;
+};
+
+earlycon_run::earlycon_run(const run_request& rq_)
+    : rq(rq_)
+    , p(rq_.p)
+    , w(make_waves(rq, static_cast<double>(p.baud)))
+    , soc("soc", p, w && rq.vcd_rtl ? w->rtl_trace_path() : "", w && rq.vcd_rtl)
+    , write(variant_write(rq.variant))
+    , hook(plugin_hook<plugin::earlycon_pl011_hook>(rq.variant)) {
+    if (w) soc.add_waves(*w);
+    tl = make_timeline(rq);
+    if (tl) soc.add_timeline(*tl);
+    if (hook) guard = std::make_unique<plugin_guard>(*find_plugin_variant(s_name, rq.variant));
     port.membase = p.uart_base;
     port.vendor = &variant_vendor(rq.variant);
     port.iotype32 = port.vendor->access_32b;
-    std::uint32_t ibrd = 0, fbrd = 0;
-    pl011_divisor(p.uartclk_hz, p.baud, ibrd, fbrd);
-    soc.cpu0.add_task("firmware", [&] {
+}
+
+// Firmware's divisor and frame (and a plugin's setup).
+void earlycon_run::start_firmware() {
+    soc.cpu0.add_task("firmware", [this] {
+        std::uint32_t ibrd = 0, fbrd = 0;
+        pl011_divisor(p.uartclk_hz, p.baud, ibrd, fbrd);
         sw::pl011_firmware_setup(port, ibrd, fbrd, lcrh_for(p.frame));
         if (hook && hook->setup) guard->call("setup", setup_limit(), [&] { hook->setup(port); });
     });
-    // The record and what the routine hands to the UART, here rather than on the task's stack: a task
-    // still suspended when the simulation stops (a plugin's routine that never returned) is never
-    // unwound.
-    std::string line, out;
-    // The console printk writes each record on: the earlycon (a boot console, "pl11" as the kernel
-    // names it) or the full driver's ttyAMA0. Static: it outlives the tasks' threads.
-    sw::printk_init(payload_printk_config());
-    static sw::console con;
-    con = sw::console{};
+}
+
+// The console printk writes each record on (the earlycon, a boot console, "pl11" as the kernel names
+// it, or the full driver's ttyAMA0) and the boot task printing the payload on it; a reset after the
+// last write if asked for.
+void earlycon_run::start_boot() {
     const bool full_driver = !hook && rq.variant.rfind("console", 0) == 0;
-    con.name = full_driver ? "ttyAMA" : "pl1";
-    con.index = full_driver ? 0 : 1;
-    con.flags = sw::CON_PRINTBUFFER | (full_driver ? 0 : sw::CON_BOOT);
-    con.write = [&](sw::console&, std::string_view text) {
+    sw::console& con = full_driver ? payload_console("ttyAMA", 0, false) : payload_console("pl1", 1, true);
+    con.write = [this](sw::console&, std::string_view text) {
         if (hook)
             guard->call("write",
-                        console_write_limit(console_bytes(text), frame_bits, static_cast<double>(p.baud)),
+                        console_write_limit(console_bytes(text), p.frame.bits_per_frame(),
+                                            static_cast<double>(p.baud)),
                         [&] { hook->write(port, text); });
         else
             write(port, text);
     };
-    soc.cpu0.add_task("boot", [&] {
-        sw::register_console(con);
-        for (; (!guard || !guard->failed()) && rq.payload->next(line); ++lines) {
-            // printk ends every record with a newline (record_print_text): a last line without one gets it.
-            if (line.empty() || line.back() != '\n') line += '\n';
-            // What the routine hands to the UART: the record, with '\r' before each '\n'.
-            out.clear();
-            for (char c : line) {
-                if (c == '\n') out += '\r';
-                out += c;
-            }
-            soc.sb.expect(out);
-            bytes_written += out.size();
-            const sc_time t0 = soc.cpu0.local_time();
-            sw::printk(sw::LOGLEVEL_INFO, line);
-            if (tl) tl->console_write(soc.cpu0, t0, soc.cpu0.local_time(), line);
-        }
-        if (p.reset_after_write && (!guard || !guard->failed())) soc.reset_uart();
+    soc.cpu0.add_task("boot", [this, &con] {
+        const auto failed = [this] { return guard && guard->failed(); };
+        records.run(con, *rq.payload, soc.sb, soc.cpu0, tl.get(), failed);
+        if (p.reset_after_write && !failed()) soc.reset_uart();
     });
+}
+
+void earlycon_run::simulate() {
     soc.run();
     if (guard) guard->check(soc.cpu0.idle());
     soc.sb.finish(sc_time_stamp());
+    close_rtl_trace();
+    if (w) w->finish();
+    if (tl) tl->finish();
+}
+
+// Throws if a write of the RTL trace failed (a full disk), naming the file asked for where the model
+// names the temporary it wrote.
+void earlycon_run::close_rtl_trace() {
     try {
-        soc.uart.close_rtl_trace(); // throws if a write of the trace failed (a full disk)
+        soc.uart.close_rtl_trace();
     } catch (const std::runtime_error& e) {
-        // The model names the temporary it wrote: name the file asked for.
         std::string why = e.what();
         const std::string tmp = w ? w->rtl_trace_path() : "";
         if (const auto at = why.find(tmp); !tmp.empty() && at != std::string::npos)
             why.replace(at, tmp.size(), w->rtl_path());
         throw std::runtime_error(why);
     }
-    if (w) w->finish();
-    if (tl) tl->finish();
+}
 
+run_result earlycon_run::results() const {
     const cpu::task_stats& boot = soc.cpu0.tasks().at(1);
-    run_result r = console_result(rq, soc.sb, soc.monitor, soc.cpu0, boot, soc.line_idle_at(), lines,
-                                  bytes_written, soc.tx_fifo_max());
+    run_result r = console_result(rq, soc.sb, soc.monitor, soc.cpu0, boot, soc.line_idle_at(),
+                                  records.lines(), records.bytes_written(), soc.tx_fifo_max());
     add_kernel_results(r, soc.kernel);
     r.rtl_cycles = soc.uart.clock().edge_at_or_before(sc_time_stamp()); // UARTCLK cycles simulated
     r.rtl_edges_evaluated = soc.uart.edges_evaluated();
     r.rtl_eval_s = soc.uart.rtl_eval_seconds();
     add_host_counts(r, &soc.uart);
-    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     return r;
+}
+
+run_result run_earlycon(const run_request& rq) {
+    return run_in_steps<earlycon_run>(rq, &earlycon_run::start_firmware, &earlycon_run::start_boot,
+                                      &earlycon_run::simulate);
 }
 
 } // namespace

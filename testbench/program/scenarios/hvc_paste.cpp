@@ -21,14 +21,14 @@
 #include <uartvp/hvc_backends.h>
 #include <uartvp/router.h>
 
+#include "cli/stop.h"
+#include "cli/timeline.h"
+#include "cli/waves.h"
 #include "drivers/tty/hvc/hvc_console.h"
 #include "drivers/tty/hvc/hvc_opal.h"
 #include "drivers/tty/hvc/virtio_console.h"
 #include "scenarios/rx_check.h"
 #include "scenarios/scenario.h"
-#include "cli/stop.h"
-#include "cli/timeline.h"
-#include "cli/waves.h"
 
 namespace uartvp::program {
 
@@ -154,22 +154,64 @@ private:
     params m_p;
 };
 
-run_result run_hvc_paste(const run_request& rq) {
-    const auto wall0 = std::chrono::steady_clock::now();
-    const params& p = rq.p;
-    const bool on_opal = p.hvc_backend == "opal";
+// One hvc-paste run in its steps (run_hvc_paste): the platform and its outputs with the host's paste,
+// the probes on the polls, the console's open, the reader, the simulation, the results. The tasks
+// refer to what is here, which outlives the simulation.
+class hvc_run {
+public:
+    explicit hvc_run(const run_request& rq);
+    void watch_polls();
+    void open_console();
+    void start_reader();
+    void simulate();
+    run_result results() const;
+
+private:
+    void span(const sc_time& d);
+    nlohmann::json extra_results(const run_result& r) const;
+
+    const run_request& rq;
+    const params& p;
+    const bool on_opal;
+    std::uint64_t lines = 0;  // before text, which counts them
+    std::string text;         // the paste
+    std::unique_ptr<waves> w; // no serial line: the lines file stays empty, the zoom about 2 ms
+    hvc_platform soc;
+    std::unique_ptr<timeline> tl;
+    const unsigned last; // the reader's core, flush_to_ldisc's
+    sw::hvc_struct hp;
+    sw::tty_struct tty;
+    // Probes: the interrupt-driven polls (reads, bytes), their IRQs-off spans.
+    std::uint64_t irq_polls = 0, reads_max = 0, bytes_max = 0, irq_poll_bytes = 0, khvcd_polls = 0;
+    double span_max = 0, span_total = 0;
+    std::uint64_t spans = 0;
+    bool opened = false;
+    kapi::wait_queue_head open_wait;
+    sc_time open_end;
+    // The received side's scoreboard: the reader's bytes against the paste, in order.
+    rx_check sb;
+    std::uint64_t received = 0;
+    sc_time last_rx_at;
+};
+
+std::string payload_text(const run_request& rq, std::uint64_t& lines) {
     std::string text;
-    std::uint64_t lines = 0;
     for (std::string line; rq.payload->next(line); ++lines)
         text += line;
     if (const std::string why = rq.payload->error(); !why.empty()) throw std::runtime_error(why);
+    return text;
+}
 
-    std::unique_ptr<waves> w;
-    // No serial line: the lines file stays empty; the save file's zoom covers about 2 ms.
-    if (!rq.vcd.empty()) w = std::make_unique<waves>(rq.vcd, 200000.0, rq.fst);
-    hvc_platform soc("soc", p);
+hvc_run::hvc_run(const run_request& rq_)
+    : rq(rq_)
+    , p(rq_.p)
+    , on_opal(p.hvc_backend == "opal")
+    , text(payload_text(rq, lines))
+    , w(make_waves(rq, 200000.0))
+    , soc("soc", p)
+    , last(p.cores - 1) {
     if (w) soc.add_waves(*w);
-    const std::unique_ptr<timeline> tl = make_timeline(rq);
+    tl = make_timeline(rq);
     if (tl) soc.add_timeline(*tl);
     hvc_paste paste{text, t0(), p.paste_kbps, p.burst_bytes};
     soc.source_end = paste.due(text.size());
@@ -178,18 +220,20 @@ run_result run_hvc_paste(const run_request& rq) {
         soc.opal->paste(paste);
     else
         soc.vio->paste(paste);
-
-    const unsigned last = p.cores - 1; // the reader, flush_to_ldisc
-    sw::hvc_struct hp;
-    sw::tty_struct tty;
     hp.port.flush_cpu = static_cast<int>(last);
+}
 
-    // Probes: the interrupt-driven polls (reads, bytes), their IRQs-off spans.
-    std::uint64_t irq_polls = 0, reads_max = 0, bytes_max = 0, irq_poll_bytes = 0, khvcd_polls = 0;
-    double span_max = 0, span_total = 0;
-    std::uint64_t spans = 0;
+void hvc_run::span(const sc_time& d) {
+    span_max = std::max(span_max, to_ns(d));
+    span_total += to_ns(d);
+    ++spans;
+}
+
+// Each poll (khvcd's or the interrupt's) and khvcd's runs into the waves and the probes; the
+// backend's interrupt spans (OPAL's event handler; virtio's hard IRQ with entry and exit).
+void hvc_run::watch_polls() {
     sw::hvc_globals& g = sw::hvc_state();
-    g.on_poll = [&](const sw::hvc_poll_record& r) {
+    g.on_poll = [this](const sw::hvc_poll_record& r) {
         cpu::core::current().sync();
         if (soc.opal) soc.backend_fill.write(static_cast<unsigned>(soc.opal->buffered()));
         if (r.may_sleep || sw::hvc_state().hvc_task == kapi::current_task()) {
@@ -203,34 +247,28 @@ run_result run_hvc_paste(const run_request& rq) {
         bytes_max = std::max<std::uint64_t>(bytes_max, r.bytes);
         irq_poll_bytes += r.bytes;
     };
-    auto span = [&](const sc_time& d) {
-        span_max = std::max(span_max, to_ns(d));
-        span_total += to_ns(d);
-        ++spans;
-    };
-    g.on_khvcd = [&](bool running) {
+    g.on_khvcd = [this](bool running) {
         cpu::core::current().sync();
         soc.khvcd_running.write(running);
     };
-    const cpu::kernel_params kp = assumed_kernel_costs(p.hz);
     if (on_opal) {
         sw::opal().base = backend_base;
         sw::opal().irq = soc.irq_line;
-        sw::opal().on_event_handled = [&](const sw::opal_event_record& r) { span(r.end - r.start); };
-        sw::opal().on_kopald_handler = [&](bool in) { soc.kopald_handler.write(in); };
+        sw::opal().on_event_handled = [this](const sw::opal_event_record& r) { span(r.end - r.start); };
+        sw::opal().on_kopald_handler = [this](bool in) { soc.kopald_handler.write(in); };
     } else {
         sw::virtio_console().base = backend_base;
         sw::virtio_console().irq = soc.irq_line;
-        // The hard IRQ's span: entry, the handler, exit.
-        sw::virtio_console().on_interrupt = [&](const sc_time& a, const sc_time& b) {
+        const cpu::kernel_params kp = assumed_kernel_costs(p.hz);
+        sw::virtio_console().on_interrupt = [this, kp](const sc_time& a, const sc_time& b) {
             span(b - a + kp.irq_entry + kp.irq_exit);
         };
     }
+}
 
-    bool opened = false;
-    kapi::wait_queue_head open_wait;
-    sc_time open_end;
-    soc.kernel.cpu(0).create_task("init", [&] {
+// On cpu0: the backend's probe, hvc_init (khvcd on khvcd_cpu), hvc_alloc and the tty's open.
+void hvc_run::open_console() {
+    soc.kernel.cpu(0).create_task("init", [this] {
         int rc = on_opal ? sw::opal_event_init(0) : sw::virtio_console_probe();
         sw::hvc_init(read_loop(rq.variant), p.khvcd_cpu);
         sw::hvc_alloc(hp, 0, on_opal ? sw::hvc_opal_raw_ops() : sw::hv_ops_virtio(), soc.irq_line);
@@ -241,27 +279,26 @@ run_result run_hvc_paste(const run_request& rq) {
         opened = true;
         kapi::wake_up(open_wait);
     });
+}
 
-    // The received side's scoreboard: the reader's bytes against the paste, in order.
-    rx_check sb;
+// On the last core, once the console is open: read(fd, buf, 4096) for ever.
+void hvc_run::start_reader() {
     sb.text = &text;
-    std::uint64_t received = 0;
-    sc_time last_rx_at;
-    soc.kernel.cpu(last).create_task("reader", [&] {
-        kapi::wait_event(open_wait, [&] { return opened; });
-        // read(fd, buf, 4096) into the task's stack (never unwound at the end of the simulation)
-        std::array<unsigned char, 4096> buf;
-        for (;;) {
-            const std::size_t n = sw::n_tty_read(tty, buf.data(), buf.size());
-            cpu::core::current().sync();
-            last_rx_at = cpu::core::current().local_time();
+    soc.kernel.cpu(last).create_task("reader", [this] {
+        kapi::wait_event(open_wait, [this] { return opened; });
+        read_tty_forever(tty, [this](const unsigned char* buf, std::size_t n, const sc_time& at) {
+            last_rx_at = at;
             for (std::size_t i = 0; i < n; ++i)
-                sb.observe(buf[i], last_rx_at);
+                sb.observe(buf[i], at);
             received += n;
-        }
+        });
     });
+}
 
-    soc.settled = [&] {
+// Until the paste was delivered and everything has settled; the tail that never came is the first
+// difference.
+void hvc_run::simulate() {
+    soc.settled = [this] {
         if (!soc.cores_idle() || soc.irq.read() || soc.delivered() < text.size()) return false;
         if (soc.opal && (soc.opal->buffered() || soc.opal->irq_level())) return false;
         if (soc.vio && (soc.vio->input_pending() || soc.vio->irq_level())) return false;
@@ -282,51 +319,55 @@ run_result run_hvc_paste(const run_request& rq) {
                                {"time_ns", to_ns(sc_time_stamp())},
                                {"expected_byte", static_cast<unsigned char>(text[sb.next])},
                                {"observed_byte", -1}};
+}
 
-    run_result r;
-    r.scenario = rq.scenario;
-    r.variant = rq.variant;
-    r.profile = rq.profile;
-    r.params = p.to_json();
-    r.payload_source = rq.payload_source;
-    r.payload_lines = lines;
-    r.expect_loss = rq.expect_loss;
+run_result hvc_run::results() const {
+    run_result r = result_of(rq, lines);
     r.sim_time_ns = last_rx_at > t0() ? to_ns(last_rx_at - t0()) : 0;
     add_machine_accesses(r, soc.kernel);
     add_kernel_results(r, soc.kernel);
     add_host_counts(r, nullptr);
-    const std::uint64_t device_lost = soc.opal ? soc.opal->lost() : 0;
     r.rx_lost_bytes = text.size() - sb.matched;
     r.rx_extra_bytes = sb.extra;
-    const nlohmann::json& first = sb.first_difference;
+    r.extra = extra_results(r);
+    return r;
+}
+
+// hvc-paste's own figures: the received side and its rate, the backend, the polls and their IRQs-off
+// spans, khvcd, the tty's throttling.
+nlohmann::json hvc_run::extra_results(const run_result& r) const {
+    const sw::hvc_globals& g = sw::hvc_state();
     const double window = last_rx_at > t0() ? (last_rx_at - t0()).to_seconds() : 0;
     const cpu::irq_line_stats& line = soc.kernel.irq_lines().at(static_cast<std::size_t>(soc.irq_line));
-    r.extra = {{"rx_bytes_pasted", text.size()},
-               {"rx_bytes_received", received},
-               {"rx_lost_bytes", r.rx_lost_bytes},
-               {"rx_extra_bytes", r.rx_extra_bytes},
-               {"rx_first_difference", first},
-               {"rx_throughput_kbps", window > 0 ? static_cast<double>(received) / window / 1000.0 : 0.0},
-               {"backend_lost_bytes", device_lost},
-               {"backend_bursts", soc.opal ? soc.opal->bursts() : soc.vio->bursts()},
-               {"backend_buffer_max", soc.opal ? soc.opal->buffer_max() : 0},
-               {"poll_irq_off_max_ns", span_max},
-               {"poll_irq_off_mean_ns", spans ? span_total / static_cast<double>(spans) : 0.0},
-               {"interrupt_polls", irq_polls},
-               {"interrupt_poll_bytes", irq_poll_bytes},
-               {"reads_per_poll_max", reads_max},
-               {"bytes_per_poll_max", bytes_max},
-               {"khvcd_polls", khvcd_polls},
-               {"khvcd_irq_off_max_ns", to_ns(g.khvcd_irq_off_max)},
-               {"khvcd_wakeups", g.khvcd_wakeups},
-               {"khvcd_timed_sleeps", g.khvcd_timed_sleeps},
-               {"throttled_polls", g.throttled_polls},
-               {"tty_throttles", tty.throttles},
-               {"flip_dropped_bytes", hp.port.buf_dropped},
-               {"backend_irqs", line.count},
-               {"firmware_calls", on_opal ? sw::opal().firmware_calls : 0}};
-    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-    return r;
+    return {{"rx_bytes_pasted", text.size()},
+            {"rx_bytes_received", received},
+            {"rx_lost_bytes", r.rx_lost_bytes},
+            {"rx_extra_bytes", r.rx_extra_bytes},
+            {"rx_first_difference", sb.first_difference},
+            {"rx_throughput_kbps", window > 0 ? static_cast<double>(received) / window / 1000.0 : 0.0},
+            {"backend_lost_bytes", soc.opal ? soc.opal->lost() : 0},
+            {"backend_bursts", soc.opal ? soc.opal->bursts() : soc.vio->bursts()},
+            {"backend_buffer_max", soc.opal ? soc.opal->buffer_max() : 0},
+            {"poll_irq_off_max_ns", span_max},
+            {"poll_irq_off_mean_ns", spans ? span_total / static_cast<double>(spans) : 0.0},
+            {"interrupt_polls", irq_polls},
+            {"interrupt_poll_bytes", irq_poll_bytes},
+            {"reads_per_poll_max", reads_max},
+            {"bytes_per_poll_max", bytes_max},
+            {"khvcd_polls", khvcd_polls},
+            {"khvcd_irq_off_max_ns", to_ns(g.khvcd_irq_off_max)},
+            {"khvcd_wakeups", g.khvcd_wakeups},
+            {"khvcd_timed_sleeps", g.khvcd_timed_sleeps},
+            {"throttled_polls", g.throttled_polls},
+            {"tty_throttles", tty.throttles},
+            {"flip_dropped_bytes", hp.port.buf_dropped},
+            {"backend_irqs", line.count},
+            {"firmware_calls", on_opal ? sw::opal().firmware_calls : 0}};
+}
+
+run_result run_hvc_paste(const run_request& rq) {
+    return run_in_steps<hvc_run>(rq, &hvc_run::watch_polls, &hvc_run::open_console, &hvc_run::start_reader,
+                                 &hvc_run::simulate);
 }
 
 std::string compare_table(const std::vector<nlohmann::json>& runs) {
@@ -382,7 +423,7 @@ std::vector<std::pair<std::string, std::string>> summary_rows(const run_result& 
 }
 
 void hvc_common(params& p, const char* backend) {
-    p.hvc = true;
+    p.uart_model.clear(); // no UART
     p.hvc_backend = backend;
     p.cores = 2;
 }
@@ -413,6 +454,12 @@ scenario_def hvc_paste_scenario() {
          "a virtio console: one interrupt per filled input buffer of burst_bytes, get_chars a copy (50 ns "
          "per access, assumed); IRQ entry 1 us, exit 0.5 us, tick 2 us (assumed)",
          [](params& p) { hvc_common(p, "virtio"); }},
+    };
+    // Each key was checked as it was set; khvcd's core against the machine's.
+    s.check_params = [](const params& p) -> std::optional<std::string> {
+        if (p.khvcd_cpu < p.cores) return std::nullopt;
+        return "khvcd_cpu " + std::to_string(p.khvcd_cpu) + " is not a core (the machine has " +
+               std::to_string(p.cores) + (p.cores == 1 ? " core" : " cores") + ": --set cores=N)";
     };
     s.default_profile = "opal";
     s.default_payload_bytes = 16384;

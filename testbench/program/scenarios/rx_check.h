@@ -1,5 +1,6 @@
 #pragma once
 // The received side's scoreboard of tty-paste and hvc-paste: the reader's bytes against the paste.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -7,6 +8,9 @@
 
 #include <nlohmann/json.hpp>
 #include <systemc>
+
+#include <uartvp/cpu/core.h>
+#include <uartvp/sw/tty/tty.h>
 
 #include "scenarios/scenario.h"
 
@@ -50,5 +54,17 @@ struct rx_check {
         ++matched;
     }
 };
+
+// A reader task's read(fd, buf, 4096) for ever: each read's bytes handed to `got` with the time it
+// returned. A template, and the buffer on the task's stack: SystemC never unwinds a thread still
+// suspended when the simulation ends, so nothing of it may live on the heap.
+template <class fn_t> [[noreturn]] void read_tty_forever(sw::tty_struct& tty, fn_t&& got) {
+    std::array<unsigned char, 4096> buf;
+    for (;;) {
+        const std::size_t n = sw::n_tty_read(tty, buf.data(), buf.size());
+        cpu::core::current().sync();
+        got(buf.data(), n, cpu::core::current().local_time());
+    }
+}
 
 } // namespace uartvp::program

@@ -37,6 +37,43 @@ const scenario_def* find_scenario(const std::string& name) {
     return nullptr;
 }
 
+void pc_com1(params& p) {
+    p.uart_model = "16550";
+    p.port_io = true;
+    p.uart_base = 0x3F8;
+    p.reg_shift = 0;
+    p.reg_io_width = 1;
+    p.uartclk_hz = 1'843'200;
+    p.baud = 115200;
+    p.fifo_depth = 16;
+    p.cpu_hz = 2'400'000'000;
+    p.mmio_read_ns = 1700;
+    p.mmio_write_ns = 1700;
+}
+
+run_result result_of(const run_request& rq, std::uint64_t payload_lines) {
+    run_result r;
+    r.scenario = rq.scenario;
+    r.variant = rq.variant;
+    r.profile = rq.profile;
+    r.params = rq.p.to_json();
+    r.payload_source = rq.payload_source;
+    r.payload_lines = payload_lines;
+    r.expect_loss = rq.expect_loss;
+    return r;
+}
+
+uart16550_config uart16550_of(const params& p) {
+    uart16550_config c;
+    c.clock_hz = p.uartclk_hz;
+    c.reg_shift = p.reg_shift;
+    c.reg_io_width = p.reg_io_width;
+    c.out2_gates_irq = p.port_io; // a PC board
+    c.tx_drain_time = sc_core::sc_time(p.tx_drain_ns, sc_core::SC_NS);
+    c.thre_delay = sc_core::sc_time(p.thre_delay_ns, sc_core::SC_NS);
+    return c;
+}
+
 void add_line_results(run_result& r, const scoreboard& sb, const line_monitor& monitor) {
     r.bytes_on_line = sb.observed_count();
     r.lost_bytes = sb.lost();
@@ -63,14 +100,7 @@ run_result console_result(const run_request& rq, const scoreboard& sb, const lin
             "the boot task never returned: a polling loop waits for a change that cannot come");
     if (sc_core::sc_time_stamp() >= sc_core::sc_max_time() / 2)
         throw std::runtime_error("simulated time ran out of range: the timing parameters are too slow");
-    run_result r;
-    r.scenario = rq.scenario;
-    r.variant = rq.variant;
-    r.profile = rq.profile;
-    r.params = rq.p.to_json();
-    r.payload_source = rq.payload_source;
-    r.payload_lines = payload_lines;
-    r.expect_loss = rq.expect_loss;
+    run_result r = result_of(rq, payload_lines);
     r.sim_time_ns = to_ns(boot.end - boot.start);
     r.line_idle_ns = line_idle_at > boot.start ? to_ns(line_idle_at - boot.start) : 0;
     r.bytes_written = bytes_written;

@@ -1,6 +1,7 @@
 #pragma once
 // Scenarios: a platform, a workload and the driver routine under test, in named variants (before and
 // after a patch) and timing profiles. One run is one simulation, in its own process.
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -13,6 +14,7 @@
 #include <uartvp/cpu/machine.h>
 #include <uartvp/line_monitor.h>
 #include <uartvp/scoreboard.h>
+#include <uartvp/uart16550.h>
 
 #include "cli/params.h"
 #include "cli/payload.h"
@@ -113,6 +115,9 @@ struct scenario_def {
     std::function<std::string(const std::vector<nlohmann::json>& runs)> compare_table;
     // Lines `run` adds to its summary (label, value). Optional.
     std::function<std::vector<std::pair<std::string, std::string>>(const run_result&)> summary_rows;
+    // Cross-checks of its keys' values (a core number below cores), after --set and before the UART's
+    // own: an error message, or nothing. Optional.
+    std::function<std::optional<std::string>(const params&)> check_params;
     // Refuses parameters that some of the given variants cannot honour, before anything runs: an error
     // message naming them, or nothing. Optional.
     std::function<std::optional<std::string>(const std::vector<std::string>& variants, const params&)>
@@ -130,6 +135,22 @@ struct scenario_def {
     std::vector<std::string> terminal_variants;
     std::string terminal_refusal;
 };
+
+// A scenario's run in its steps: `run_t` built from the request (the platform and its outputs), each
+// of `steps` in order (the workload's tasks, the simulation), then its results, with the wall-clock
+// time of the whole.
+template <class run_t, class... step_t> run_result run_in_steps(const run_request& rq, step_t... steps) {
+    const auto wall0 = std::chrono::steady_clock::now();
+    run_t run(rq);
+    ((run.*steps)(), ...);
+    run_result r = run.results();
+    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    return r;
+}
+
+// A result that names its run: scenario, variant, profile, the params, the payload and the
+// expectation; the scenario adds its figures.
+run_result result_of(const run_request& rq, std::uint64_t payload_lines);
 
 // The line's figures from the scoreboard and the monitor of the transmitted side: bytes on the line,
 // lost/corrupted/duplicated/extra, framing and parity errors, the first difference.
@@ -161,6 +182,13 @@ inline double to_ns(const sc_core::sc_time& t) {
 void add_kernel_results(run_result& r, const cpu::machine& m);
 // The host counts (JSON `host`) of the simulation that ran: SystemC's, and the PL011's if there is one.
 void add_host_counts(run_result& r, const pl011* uart);
+
+// The profile console-8250 and tty-paste share: a PC's COM1, the 16550 at I/O port 0x3F8, 1.8432 MHz,
+// 115200 8N1, 16-byte FIFOs, 1.7 us per port access, a 2.4 GHz CPU.
+void pc_com1(params& p);
+// The 16550 the params describe: clock, register layout, a slow part's latencies, OUT2 gating the
+// IRQ on a PC board (port I/O).
+uart16550_config uart16550_of(const params& p);
 
 const std::vector<scenario_def>& scenarios();
 const scenario_def* find_scenario(const std::string& name);

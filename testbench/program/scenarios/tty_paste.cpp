@@ -26,16 +26,16 @@
 #include <uartvp/scoreboard.h>
 #include <uartvp/uart16550.h>
 
-#include "platforms/pl011_platform.h"
 #include "cli/progress.h"
-#include "scenarios/rx_check.h"
-#include "scenarios/scenario.h"
-#include "drivers/tty/serial/8250/8250_port.h"
-#include "drivers/tty/serial/amba-pl011.h"
 #include "cli/stop.h"
 #include "cli/terminal.h"
 #include "cli/timeline.h"
 #include "cli/waves.h"
+#include "drivers/tty/serial/8250/8250_port.h"
+#include "drivers/tty/serial/amba-pl011.h"
+#include "platforms/pl011_platform.h"
+#include "scenarios/rx_check.h"
+#include "scenarios/scenario.h"
 
 namespace uartvp::program {
 
@@ -147,7 +147,7 @@ public:
     bool timed_out = false;
     serial_terminal* term = nullptr; // drives RXD: the run lasts as long as it does
 
-    // The PL011's lines as characters (chars_wanted): the TX monitor takes the reported characters,
+    // The PL011's lines as characters (line_model): the TX monitor takes the reported characters,
     // and TXD is driven edge by edge only for a terminal; the injector reports its characters to the
     // receiver, except with a terminal (it drives RXD). The waves then take both lines from the
     // reports too (add_waves).
@@ -164,14 +164,7 @@ public:
             c->bus.bind(bus.target);
         }
         if (is_16550(p)) {
-            uart16550_config c;
-            c.clock_hz = p.uartclk_hz;
-            c.reg_shift = p.reg_shift;
-            c.reg_io_width = p.reg_io_width;
-            c.out2_gates_irq = p.port_io; // a PC board
-            c.tx_drain_time = sc_time(p.tx_drain_ns, SC_NS);
-            c.thre_delay = sc_time(p.thre_delay_ns, SC_NS);
-            com = std::make_unique<uart16550>("uart0", c);
+            com = std::make_unique<uart16550>("uart0", uart16550_of(p)); // on its pins
             bus.map(com->bus, timing(p).regions[0].base, com->map_size(), "uart0");
             com->txd(txd);
             com->irq(irq);
@@ -183,7 +176,7 @@ public:
             c.clock_every_cycle = p.reference;
             const char* measure = std::getenv("UARTVP_MEASURE_RTL"); // the benchmark's rtl %
             c.measure_eval_time = measure && std::string(measure) == "1";
-            m_chars = chars_wanted(p);
+            m_chars = p.line_as_characters();
             c.txd_edges = !m_chars || term;
             pl = std::make_unique<pl011>("uart0", c);
             if (m_chars) {
@@ -307,35 +300,73 @@ struct hog_window {
     std::uint64_t overruns_at_start;
 };
 
-run_result run_tty_paste(const run_request& rq) {
-    const auto wall0 = std::chrono::steady_clock::now();
-    const params& p = rq.p;
-    const bool pc = is_16550(p);
-    const bool paste = rq.variant == "read" || rq.variant == "echo";
-    std::unique_ptr<waves> w;
-    if (!rq.vcd.empty()) w = std::make_unique<waves>(rq.vcd, static_cast<double>(p.baud), rq.fst);
-    // A terminal's input is read from t0 on, once the port is open.
-    const std::unique_ptr<serial_terminal> term =
-        rq.terminal.empty() ? nullptr : open_terminal(rq, line_baud(p), line_format(p), t0());
-    tty_platform soc("soc", p, term.get());
-    if (w) soc.add_waves(*w);
-    const std::unique_ptr<timeline> tl = make_timeline(rq);
-    if (tl) soc.add_timeline(*tl);
+// One tty-paste run in its steps (run_tty_paste): the platform and its outputs with the port as the
+// driver's probe leaves it, the port's open, the line's watchers, the workload, the hog, the
+// simulation, the results. The tasks refer to what is here, which outlives the simulation.
+class tty_run {
+public:
+    explicit tty_run(const run_request& rq);
+    void open_port();
+    void watch_lines();
+    void start_workload();
+    void start_hog();
+    void simulate();
+    run_result results() const;
 
+private:
+    nlohmann::json extra_results(const run_result& r) const;
+
+    const run_request& rq;
+    const params& p;
+    const bool pc, paste;
+    std::unique_ptr<waves> w;
+    // A terminal's input is read from t0 on, once the port is open.
+    const std::unique_ptr<serial_terminal> term;
+    tty_platform soc;
+    std::unique_ptr<timeline> tl;
     // The payload as it is: the paste's (or the write's) bytes; a terminal's input replaces it.
     std::string text;
     std::uint64_t lines = 0;
-    for (std::string line; !term && rq.payload->next(line); ++lines)
-        text += line;
-    if (const std::string why = rq.payload->error(); !why.empty()) throw std::runtime_error(why);
-
     // The port, as the driver's probe and the tty's open leave it.
     sw::uart_amba_port uap;
     sw::uart_8250_port up;
     sw::irq_info chain;
     sw::uart_state state;
     sw::tty_struct tty;
-    sw::uart_port& port = pc ? up.port : uap.port;
+    sw::uart_port& port;
+    bool opened = false;
+    kapi::wait_queue_head open_wait;
+    sc_time open_end;
+    // The transmit side's scoreboard: what the software handed to the tty against TXD (echo, write).
+    // It holds up to the transmit buffer and a FIFO in flight.
+    scoreboard tx_sb{2 * sw::UART_XMIT_SIZE};
+    sc_time last_tx_end, prev_tx_end;
+    double tx_idle_ns = 0;
+    std::uint64_t tx_idle_gaps = 0, tx_decoded = 0;
+    bool any_tx = false;
+    rx_check rx;
+    std::uint64_t received = 0;
+    sc_time last_rx_at;
+    bool writer_done = false;
+    std::vector<hog_window> windows;
+    bool armed = false; // the hog waits for the RX interrupt's rise
+};
+
+tty_run::tty_run(const run_request& rq_)
+    : rq(rq_)
+    , p(rq_.p)
+    , pc(is_16550(p))
+    , paste(rq.variant == "read" || rq.variant == "echo")
+    , w(make_waves(rq, static_cast<double>(p.baud)))
+    , term(rq.terminal.empty() ? nullptr : open_terminal(rq, line_baud(p), line_format(p), t0()))
+    , soc("soc", p, term.get())
+    , port(pc ? up.port : uap.port) {
+    if (w) soc.add_waves(*w);
+    tl = make_timeline(rq);
+    if (tl) soc.add_timeline(*tl);
+    for (std::string line; !term && rq.payload->next(line); ++lines)
+        text += line;
+    if (const std::string why = rq.payload->error(); !why.empty()) throw std::runtime_error(why);
     port.irq = soc.irq_line;
     if (pc) {
         up.iotype = p.port_io ? sw::upio::port : p.reg_io_width == 4 ? sw::upio::mem32 : sw::upio::mem;
@@ -352,12 +383,11 @@ run_result run_tty_paste(const run_request& rq) {
         uap.port.ops = &sw::amba_pl011_pops;
     }
     sw::uart_port_attach(port, state, tty);
+}
 
-    const unsigned cpu = p.irq_cpu;
-    bool opened = false;
-    kapi::wait_queue_head open_wait;
-    sc_time open_end;
-    soc.kernel.cpu(cpu).create_task("open", [&] {
+// The tty's open on the IRQ's core: the driver's startup and termios, DTR and RTS up.
+void tty_run::open_port() {
+    soc.kernel.cpu(p.irq_cpu).create_task("open", [this] {
         int err = 0;
         if (pc) {
             err = sw::serial8250_do_startup(up, chain);
@@ -382,17 +412,12 @@ run_result run_tty_paste(const run_request& rq) {
         opened = true;
         kapi::wake_up(open_wait);
     });
+}
 
-    // The transmit side's scoreboard: what the software handed to the tty against TXD (echo, write).
-    // It holds up to the transmit buffer and a FIFO in flight.
-    scoreboard tx_sb(2 * sw::UART_XMIT_SIZE);
+// TXD's characters into the transmit scoreboard and the idle gaps; the received side's check.
+void tty_run::watch_lines() {
     tx_sb.set_data_bits(p.frame.data_bits);
-    sc_time last_tx_end, prev_tx_end;
-    double tx_idle_ns = 0;
-    std::uint64_t tx_idle_gaps = 0;
-    bool any_tx = false;
-    std::uint64_t tx_decoded = 0;
-    soc.tx_monitor.on_char([&](const decoded_char& c) {
+    soc.tx_monitor.on_char([this](const decoded_char& c) {
         if (c.is_break) return;
         ++tx_decoded;
         if (!term) tx_sb.observe(c.data, c.start); // a terminal's run has no scoreboard
@@ -405,47 +430,23 @@ run_result run_tty_paste(const run_request& rq) {
         any_tx = true;
         prev_tx_end = last_tx_end = c.end;
     });
-
-    rx_check rx;
     rx.text = &text;
     if (tl) {
         tl->watch(tx_sb, "tx");
-        rx.on_gap = [&](std::size_t from, std::size_t to, const sc_time& when) {
+        rx.on_gap = [this](std::size_t from, std::size_t to, const sc_time& when) {
             tl->text_instant(soc.kernel.cpu(p.irq_cpu), fmt::format("rx lost {} bytes", to - from), when,
                              std::string_view(text).substr(from, to - from));
         };
     }
-    std::uint64_t received = 0;
-    sc_time last_rx_at;
-    bool writer_done = false;
-    if (paste) {
-        if (!term) soc.inj.send(text, t0());
-        const bool echo = rq.variant == "echo";
-        soc.kernel.cpu(cpu).create_task(echo ? "echo" : "reader", [&, echo] {
-            kapi::wait_event(open_wait, [&] { return opened; });
-            // read(fd, buf, 4096), into the task's stack: SystemC never unwinds a thread still
-            // suspended when the simulation ends, so nothing of it may live on the heap.
-            std::array<unsigned char, 4096> buf;
-            for (;;) {
-                const std::size_t n = sw::n_tty_read(tty, buf.data(), buf.size());
-                cpu::core::current().sync();
-                last_rx_at = cpu::core::current().local_time();
-                for (std::size_t i = 0; i < n && !term; ++i)
-                    rx.observe(buf[i], last_rx_at);
-                if (tl)
-                    tl->text_instant(cpu::core::current(), fmt::format("read {} bytes", n), last_rx_at,
-                                     std::string_view(reinterpret_cast<const char*>(buf.data()), n));
-                received += n;
-                if (echo) { // write(fd, buf, n): what was read goes back out
-                    if (!term) tx_sb.expect(std::string_view(reinterpret_cast<const char*>(buf.data()), n));
-                    sw::tty_write(tty, buf.data(), n);
-                }
-            }
-        });
-        soc.paste = true;
-    } else {
-        soc.kernel.cpu(cpu).create_task("writer", [&] {
-            kapi::wait_event(open_wait, [&] { return opened; });
+}
+
+// The paste and a task reading the tty (echo: writing back what it read), or a task writing the
+// payload to it, on the IRQ's core once the port is open.
+void tty_run::start_workload() {
+    cpu::core& cpu = soc.kernel.cpu(p.irq_cpu);
+    if (!paste) {
+        cpu.create_task("writer", [this] {
+            kapi::wait_event(open_wait, [this] { return opened; });
             kapi::ktime_t at = static_cast<kapi::ktime_t>(to_ns(t0()));
             kapi::schedule_hrtimeout(&at, kapi::HRTIMER_MODE_ABS);
             constexpr std::size_t chunk = 1024;
@@ -460,58 +461,78 @@ run_result run_tty_paste(const run_request& rq) {
             writer_done = true;
             soc.workload_done.notify();
         });
+        return;
     }
-
-    // The hog: IRQs off for hog_us at the start of every period from t0, or at the first rise of the
-    // RX interrupt at or after it (hog_sync rx_irq).
-    std::vector<hog_window> windows;
-    bool armed = false; // the hog waits for the RX interrupt's rise
-    if (p.hog_us > 0) {
-        const bool at_rise = p.hog_sync == "rx_irq";
-        const unsigned trigger = rx_trigger_entries(p);
-        cpu::task* hog_task = &soc.kernel.cpu(p.hog_cpu_or_irq_cpu()).create_task("hog", [&, at_rise] {
-            const double period_ns = p.hog_period_us * 1e3, t0_ns = to_ns(t0());
-            for (std::uint64_t k = 0;; ++k) {
-                kapi::ktime_t due = static_cast<kapi::ktime_t>(t0_ns + static_cast<double>(k) * period_ns);
-                kapi::schedule_hrtimeout(&due, kapi::HRTIMER_MODE_ABS);
-                if (at_rise) {
-                    armed = true;
-                    while (armed)
-                        kapi::schedule_timeout(-1); // the RX interrupt's rise wakes it first
-                }
-                kapi::irqflags flags;
-                kapi::local_irq_save(flags);
-                cpu::core::current().sync();
-                hog_window win{cpu::core::current().local_time(), {}, port.icount.overrun};
-                kapi::ndelay(static_cast<unsigned long>(p.hog_us * 1e3));
-                kapi::local_irq_restore(flags);
-                cpu::core::current().sync();
-                win.end = cpu::core::current().local_time();
-                windows.push_back(win);
-                // The next period whose start is still ahead.
-                const double started = (to_ns(win.start) - t0_ns) / period_ns;
-                k = std::max<std::uint64_t>(k, static_cast<std::uint64_t>(started));
+    if (!term) soc.inj.send(text, t0());
+    const bool echo = rq.variant == "echo";
+    cpu.create_task(echo ? "echo" : "reader", [this, echo] {
+        kapi::wait_event(open_wait, [this] { return opened; });
+        read_tty_forever(tty, [this, echo](const unsigned char* buf, std::size_t n, const sc_time& at) {
+            last_rx_at = at;
+            for (std::size_t i = 0; i < n && !term; ++i)
+                rx.observe(buf[i], at);
+            const std::string_view got(reinterpret_cast<const char*>(buf), n);
+            if (tl) tl->text_instant(cpu::core::current(), fmt::format("read {} bytes", n), at, got);
+            received += n;
+            if (echo) { // write(fd, buf, n): what was read goes back out
+                if (!term) tx_sb.expect(got);
+                sw::tty_write(tty, buf, n);
             }
         });
-        if (at_rise)
-            soc.kernel.on_irq_raised(soc.irq_line, [&, trigger, hog_task] {
-                if (armed && soc.rx_level() >= trigger) {
-                    armed = false;
-                    hog_task->cpu->make_runnable_first(*hog_task);
-                }
-            });
-    }
+    });
+    soc.paste = true;
+}
 
-    soc.settled = [&] {
+// The hog: IRQs off for hog_us at the start of every period from t0, or at the first rise of the
+// RX interrupt at or after it (hog_sync rx_irq).
+void tty_run::start_hog() {
+    if (p.hog_us <= 0) return;
+    const bool at_rise = p.hog_sync == "rx_irq";
+    const unsigned trigger = rx_trigger_entries(p);
+    cpu::task* hog_task = &soc.kernel.cpu(p.hog_cpu_or_irq_cpu()).create_task("hog", [this, at_rise] {
+        const double period_ns = p.hog_period_us * 1e3, t0_ns = to_ns(t0());
+        for (std::uint64_t k = 0;; ++k) {
+            kapi::ktime_t due = static_cast<kapi::ktime_t>(t0_ns + static_cast<double>(k) * period_ns);
+            kapi::schedule_hrtimeout(&due, kapi::HRTIMER_MODE_ABS);
+            if (at_rise) {
+                armed = true;
+                while (armed)
+                    kapi::schedule_timeout(-1); // the RX interrupt's rise wakes it first
+            }
+            kapi::irqflags flags;
+            kapi::local_irq_save(flags);
+            cpu::core::current().sync();
+            hog_window win{cpu::core::current().local_time(), {}, port.icount.overrun};
+            kapi::ndelay(static_cast<unsigned long>(p.hog_us * 1e3));
+            kapi::local_irq_restore(flags);
+            cpu::core::current().sync();
+            win.end = cpu::core::current().local_time();
+            windows.push_back(win);
+            // The next period whose start is still ahead.
+            const double started = (to_ns(win.start) - t0_ns) / period_ns;
+            k = std::max<std::uint64_t>(k, static_cast<std::uint64_t>(started));
+        }
+    });
+    if (at_rise)
+        soc.kernel.on_irq_raised(soc.irq_line, [this, trigger, hog_task] {
+            if (armed && soc.rx_level() >= trigger) {
+                armed = false;
+                hog_task->cpu->make_runnable_first(*hog_task);
+            }
+        });
+}
+
+// Until everything has settled (progress: the paste's, or the write's, share on the line).
+void tty_run::simulate() {
+    soc.settled = [this] {
         if (!soc.cores_idle() || soc.irq.read() || soc.rx_level() != 0 || !soc.tx_idle()) return false;
         const sw::tty_port& tp = state.port;
         if (!tp.buf_pending.empty() || !tp.buf_committed.empty() || !tty.read_buf.empty()) return false;
         if (!tp.xmit_fifo.is_empty()) return false;
         return paste || writer_done;
     };
-    // Progress: the paste's (or the write's) share on the line.
     if (!text.empty())
-        progress::set_share([&] {
+        progress::set_share([this] {
             const double done =
                 paste ? static_cast<double>(soc.inj.chars_sent()) : static_cast<double>(port.icount.tx);
             return done / static_cast<double>(text.size());
@@ -523,28 +544,14 @@ run_result run_tty_paste(const run_request& rq) {
         throw std::runtime_error("simulated time ran out of range: the timing parameters are too slow");
     if (term) term->drain(std::chrono::seconds(1));
     tx_sb.finish(sc_time_stamp());
-    const std::uint64_t pasted = term ? term->injector().chars_sent() : soc.inj.chars_sent();
     if (w) w->finish();
     if (tl) tl->finish();
     if (open_end > t0())
         throw std::runtime_error("the port's open took longer than the time before the paste");
+}
 
-    run_result r;
-    r.scenario = rq.scenario;
-    r.variant = rq.variant;
-    r.profile = rq.profile;
-    r.params = p.to_json();
-    r.params.erase("reset_after_write"); // not a tty-paste key
-    r.params.update({{"irq_cpu", p.irq_cpu},
-                     {"hog_us", p.hog_us},
-                     {"hog_period_us", p.hog_period_us},
-                     {"hog_cpu", p.hog_cpu_or_irq_cpu()},
-                     {"hog_sync", p.hog_sync},
-                     {"rx_trigger", p.rx_trigger},
-                     {"hz", p.hz}});
-    r.payload_source = rq.payload_source;
-    r.payload_lines = lines;
-    r.expect_loss = rq.expect_loss;
+run_result tty_run::results() const {
+    run_result r = result_of(rq, lines);
     r.interactive = term != nullptr;
     if (term) r.payload_source = "terminal:" + rq.terminal;
     const sc_time end = rq.variant == "read" ? last_rx_at : last_tx_end;
@@ -564,8 +571,18 @@ run_result run_tty_paste(const run_request& rq) {
     add_kernel_results(r, soc.kernel);
     add_host_counts(r, soc.pl.get());
     // The received side: pasted bytes the reader never got, by in-order comparison.
+    const std::uint64_t pasted = term ? term->injector().chars_sent() : soc.inj.chars_sent();
     r.rx_lost_bytes = paste && !term ? pasted - rx.matched : 0;
     r.rx_extra_bytes = rx.extra;
+    r.extra = extra_results(r);
+    if (term) r.extra["terminal"] = terminal_results(*term);
+    return r;
+}
+
+// tty-paste's own figures: the received side, the UART's interrupt, the TX bursts and idle gaps, the
+// hog's windows (those within the workload, and those an overrun followed).
+nlohmann::json tty_run::extra_results(const run_result& r) const {
+    const std::uint64_t pasted = term ? term->injector().chars_sent() : soc.inj.chars_sent();
     const cpu::irq_line_stats& line = soc.kernel.irq_lines().at(static_cast<std::size_t>(soc.irq_line));
     std::uint64_t hog_windows = 0, with_overrun = 0;
     const sc_time workload_end = paste ? t0() + soc.char_time() * static_cast<double>(pasted) : last_tx_end;
@@ -576,30 +593,30 @@ run_result run_tty_paste(const run_request& rq) {
             i + 1 < windows.size() ? windows[i + 1].overruns_at_start : port.icount.overrun;
         if (after > windows[i].overruns_at_start) ++with_overrun;
     }
-    const std::uint64_t tx_bursts = pc ? up.tx_irq_bursts : uap.tx_irq_bursts;
-    const std::uint64_t tx_chars = pc ? up.tx_irq_chars : uap.tx_irq_chars;
-    r.extra = {{"rx_bytes_pasted", pasted},
-               {"rx_bytes_received", received},
-               {"rx_lost_bytes", r.rx_lost_bytes},
-               {"rx_extra_bytes", r.rx_extra_bytes},
-               {"rx_first_difference", rx.first_difference},
-               {"rx_overruns", port.icount.overrun},
-               {"rx_overruns_reported", tty.overruns_reported},
-               {"rx_fifo_max", soc.rx_fifo_max},
-               {"rx_trigger_entries", rx_trigger_entries(p)},
-               {"uart_irqs", line.count},
-               {"irq_latency_max_ns", to_ns(line.latency_max)},
-               {"irq_latency_mean_ns", line.served ? to_ns(line.latency_total) / line.served : 0.0},
-               {"tx_irq_bursts", tx_bursts},
-               {"tx_irq_chars", tx_chars},
-               {"tx_irq_burst_max", pc ? up.tx_irq_burst_max : uap.tx_irq_burst_max},
-               {"tx_idle_ns", tx_idle_ns},
-               {"tx_idle_gaps", tx_idle_gaps},
-               {"hog_windows", hog_windows},
-               {"hog_windows_with_overrun", with_overrun}};
-    if (term) r.extra["terminal"] = terminal_results(*term);
-    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-    return r;
+    return {{"rx_bytes_pasted", pasted},
+            {"rx_bytes_received", received},
+            {"rx_lost_bytes", r.rx_lost_bytes},
+            {"rx_extra_bytes", r.rx_extra_bytes},
+            {"rx_first_difference", rx.first_difference},
+            {"rx_overruns", port.icount.overrun},
+            {"rx_overruns_reported", tty.overruns_reported},
+            {"rx_fifo_max", soc.rx_fifo_max},
+            {"rx_trigger_entries", rx_trigger_entries(p)},
+            {"uart_irqs", line.count},
+            {"irq_latency_max_ns", to_ns(line.latency_max)},
+            {"irq_latency_mean_ns", line.served ? to_ns(line.latency_total) / line.served : 0.0},
+            {"tx_irq_bursts", pc ? up.tx_irq_bursts : uap.tx_irq_bursts},
+            {"tx_irq_chars", pc ? up.tx_irq_chars : uap.tx_irq_chars},
+            {"tx_irq_burst_max", pc ? up.tx_irq_burst_max : uap.tx_irq_burst_max},
+            {"tx_idle_ns", tx_idle_ns},
+            {"tx_idle_gaps", tx_idle_gaps},
+            {"hog_windows", hog_windows},
+            {"hog_windows_with_overrun", with_overrun}};
+}
+
+run_result run_tty_paste(const run_request& rq) {
+    return run_in_steps<tty_run>(rq, &tty_run::open_port, &tty_run::watch_lines, &tty_run::start_workload,
+                                 &tty_run::start_hog, &tty_run::simulate);
 }
 
 std::string hog_text(const nlohmann::json& prm) {
@@ -663,8 +680,16 @@ std::vector<std::pair<std::string, std::string>> summary_rows(const run_result& 
     };
 }
 
-void tty_common(params& p) {
-    p.tty = true;
+// The cores the keys name must exist; the hog's window must fit its period.
+std::optional<std::string> check_params(const params& p) {
+    const std::string have = " (the machine has " + std::to_string(p.cores) +
+                             (p.cores == 1 ? " core" : " cores") + ": --set cores=N)";
+    if (p.irq_cpu >= p.cores) return "irq_cpu " + std::to_string(p.irq_cpu) + " is not a core" + have;
+    if (p.hog_cpu && *p.hog_cpu >= p.cores)
+        return "hog_cpu " + std::to_string(*p.hog_cpu) + " is not a core" + have;
+    if (p.hog_us > 0 && p.hog_period_us <= p.hog_us)
+        return "hog_period_us must be more than hog_us (the hog holds IRQs off for hog_us of every period)";
+    return std::nullopt;
 }
 
 } // namespace
@@ -684,32 +709,19 @@ scenario_def tty_paste_scenario() {
         {"hw",
          "the PL011 of earlycon-pl011: 24 MHz UARTCLK, 115200 8N1, 32-entry FIFOs (RX trigger 1/2: 16), APB "
          "reads 120 ns, writes 60 ns, 1 GHz CPU; IRQ entry 1 us, exit 0.5 us, tick 2 us (assumed)",
-         [](params& p) {
-             tty_common(p);
-             p.rx_trigger = "1/2";
-         }},
+         [](params& p) { p.rx_trigger = "1/2"; }},
         {"pc",
          "the 16550 COM1 of console-8250: I/O port 0x3F8, 1.8432 MHz, 115200 8N1, 16-byte FIFOs (RX trigger "
          "8), "
          "1.7 us per port access, 2.4 GHz CPU; IRQ entry 1 us, exit 0.5 us, tick 2 us (assumed)",
          [](params& p) {
-             tty_common(p);
-             p.uart_model = "16550";
-             p.port_io = true;
-             p.uart_base = 0x3F8;
-             p.reg_shift = 0;
-             p.reg_io_width = 1;
-             p.uartclk_hz = 1'843'200;
-             p.baud = 115200;
-             p.fifo_depth = 16;
-             p.cpu_hz = 2'400'000'000;
-             p.mmio_read_ns = 1700;
-             p.mmio_write_ns = 1700;
+             pc_com1(p);
              p.rx_trigger = "8";
          }},
     };
     s.default_profile = "hw";
     s.default_payload_bytes = 4096;
+    s.check_params = check_params;
     s.run = run_tty_paste;
     s.compare_table = compare_table;
     s.summary_rows = summary_rows;
