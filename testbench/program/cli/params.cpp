@@ -425,25 +425,11 @@ std::optional<std::string> params::set(const std::string& key, const std::string
     return std::nullopt;
 }
 
-void pl011_divisor(std::uint64_t uartclk, std::uint64_t baud, std::uint32_t& ibrd, std::uint32_t& fbrd) {
-    const unsigned __int128 x64 = (static_cast<unsigned __int128>(uartclk) * 4 + baud / 2) / baud;
-    ibrd = static_cast<std::uint32_t>(x64 >> 6);
-    fbrd = static_cast<std::uint32_t>(x64 & 63);
-}
-
-std::uint64_t uart16550_divisor(std::uint64_t clock, std::uint64_t baud) {
-    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(clock) + 8 * baud) / (16 * baud));
-}
-
-std::int64_t mini_uart_baud_reg(std::uint64_t clock, std::uint64_t baud) {
-    return static_cast<std::int64_t>((static_cast<unsigned __int128>(clock) + 4 * baud) / (8 * baud)) - 1;
-}
-
 std::optional<std::string> params::check() const {
     if (uart_model == "mini") {
         if (cpu_hz > 100'000'000'000ull) return "cpu_hz above 100 GHz is not a CPU";
         if (cpu_hz < 1'000'000) return "cpu_hz below 1 MHz is not a CPU that prints a boot log";
-        const std::int64_t d = mini_uart_baud_reg(uartclk_hz, baud);
+        const std::int64_t d = bcm2835aux_baud_reg(uartclk_hz, baud);
         const double actual = d >= 0 ? static_cast<double>(uartclk_hz) / (8.0 * (d + 1)) : 0;
         if (d < 0 || d > 0xFFFF || std::abs(actual - baud) > 0.02 * baud)
             return "baud " + std::to_string(baud) + " is impossible with uartclk_hz " +
@@ -460,7 +446,7 @@ std::optional<std::string> params::check() const {
     if (uart_model == "16550") {
         if (cpu_hz > 100'000'000'000ull) return "cpu_hz above 100 GHz is not a CPU";
         if (cpu_hz < 1'000'000) return "cpu_hz below 1 MHz is not a CPU that prints a boot log";
-        const std::uint64_t div = uart16550_divisor(uartclk_hz, baud);
+        const std::uint64_t div = uart_get_divisor(uartclk_hz, baud);
         const double actual = div ? static_cast<double>(uartclk_hz) / (16.0 * div) : 0;
         if (div == 0 || div > 0xFFFF || std::abs(actual - baud) > 0.02 * baud)
             return "baud " + std::to_string(baud) + " is impossible with uartclk_hz " +
@@ -478,7 +464,7 @@ std::optional<std::string> params::check() const {
     }
     if (uart_model != "pl011") return std::nullopt; // no UART
     std::uint32_t ibrd = 0, fbrd = 0;
-    pl011_divisor(uartclk_hz, baud, ibrd, fbrd);
+    pl011_baud_divisor(uartclk_hz, baud, ibrd, fbrd);
     if (ibrd == 0 || (static_cast<unsigned __int128>(ibrd) << 6 | fbrd) > (0xFFFFull << 6))
         return "baud " + std::to_string(baud) + " is impossible with uartclk_hz " +
                std::to_string(uartclk_hz) + ": the divisor UARTCLK/(16*baud) must be from 1 to 65535";
@@ -494,19 +480,19 @@ nlohmann::json params::to_json() const {
     // What the profile fixes and what follows from the keys: the UART's divisor and its actual rate.
     if (!hvc_backend.empty()) j["backend"] = hvc_backend;
     if (uart_model == "mini") {
-        const std::int64_t d = mini_uart_baud_reg(uartclk_hz, baud);
+        const std::int64_t d = bcm2835aux_baud_reg(uartclk_hz, baud);
         j["uart_model"] = uart_model;
         j["aux_mu_baud"] = d;
         j["actual_baud"] = static_cast<double>(uartclk_hz) / (8.0 * (d + 1));
     } else if (uart_model == "16550") {
-        const std::uint64_t div = uart16550_divisor(uartclk_hz, baud);
+        const std::uint64_t div = uart_get_divisor(uartclk_hz, baud);
         j["uart_model"] = uart_model;
         j["divisor"] = div;
         j["actual_baud"] = div ? static_cast<double>(uartclk_hz) / (16.0 * div) : 0.0;
         j["port_io"] = port_io;
     } else if (uart_model == "pl011") {
         std::uint32_t ibrd = 0, fbrd = 0;
-        pl011_divisor(uartclk_hz, baud, ibrd, fbrd);
+        pl011_baud_divisor(uartclk_hz, baud, ibrd, fbrd);
         j["ibrd"] = ibrd;
         j["fbrd"] = fbrd;
     }

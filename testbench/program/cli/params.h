@@ -14,6 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include <uartvp/serial_format.h>
+#include <uartvp/sw/pl011.h>
+#include <uartvp/sw/serial/serial_core.h>
+#include <uartvp/sw/serial8250.h>
 
 namespace uartvp::program {
 
@@ -139,11 +142,10 @@ struct key_def {
 const std::vector<key_def>& keys();
 const key_def* find_key(const std::string& name);
 
-// IBRD and FBRD for the rate: UARTCLK / (16 * baud) = IBRD + FBRD/64, FBRD rounded.
-void pl011_divisor(std::uint64_t uartclk, std::uint64_t baud, std::uint32_t& ibrd, std::uint32_t& fbrd);
-// The 16550's divisor for the rate, rounded: clock / (16 * baud).
-std::uint64_t uart16550_divisor(std::uint64_t clock, std::uint64_t baud);
-// The mini UART's AUX_MU_BAUD for the rate, rounded: clock / (8 * baud) - 1 (negative: none).
-std::int64_t mini_uart_baud_reg(std::uint64_t clock, std::uint64_t baud);
+// The divisors for a rate are the drivers' own arithmetic (sw/): pl011_set_termios's IBRD and FBRD,
+// the 8250's uart_get_divisor, the mini UART's AUX_MU_BAUD.
+using sw::bcm2835aux_baud_reg;
+using sw::pl011_baud_divisor;
+using sw::uart_get_divisor;
 
 } // namespace uartvp::program

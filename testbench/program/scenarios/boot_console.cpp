@@ -282,7 +282,7 @@ cpu::kernel_params boot_kernel(const params& p) {
 double line_baud(const params& p) {
     if (!is_rpi(p)) return static_cast<double>(p.baud);
     return static_cast<double>(p.uartclk_hz) /
-           (8.0 * static_cast<double>(mini_uart_baud_reg(p.uartclk_hz, p.baud) + 1));
+           (8.0 * static_cast<double>(bcm2835aux_baud_reg(p.uartclk_hz, p.baud) + 1));
 }
 
 class boot_platform : public sc_module {
@@ -746,7 +746,7 @@ void boot_run::start_boot() {
 void boot_run::firmware() {
     if (rpi) {
         // Firmware (enable_uart=1): AUX_MU_BAUD under DLAB, the frame, interrupts off.
-        const auto b = static_cast<std::uint16_t>(mini_uart_baud_reg(p.uartclk_hz, p.baud));
+        const auto b = static_cast<std::uint16_t>(bcm2835aux_baud_reg(p.uartclk_hz, p.baud));
         const std::uint8_t lcr = p.frame.data_bits == 8 ? 0x03 : 0x02;
         sw::serial_out(d.up, sw::UART_LCR, lcr | sw::UART_LCR_DLAB);
         sw::serial_out(d.up, sw::UART_DLL, b & 0xFF);
@@ -756,7 +756,7 @@ void boot_run::firmware() {
     } else {
         // Firmware: divisor, frame, UART and TX on, CTS flow control on (the BMC's).
         std::uint32_t ibrd = 0, fbrd = 0;
-        pl011_divisor(p.uartclk_hz, p.baud, ibrd, fbrd);
+        pl011_baud_divisor(p.uartclk_hz, p.baud, ibrd, fbrd);
         sw::pl011_firmware_setup(d.port, ibrd, fbrd, 0x60);
         sw::pl011_write(sw::pl011_read(d.port, sw::UART011_CR) | sw::UART011_CR_CTSEN, d.port,
                         sw::UART011_CR);

@@ -40,7 +40,7 @@ constexpr double slow_bmc_thre_delay_ns = 78'000;
 
 double actual_baud(const params& p) {
     return static_cast<double>(p.uartclk_hz) /
-           (16.0 * static_cast<double>(uart16550_divisor(p.uartclk_hz, p.baud)));
+           (16.0 * static_cast<double>(uart_get_divisor(p.uartclk_hz, p.baud)));
 }
 
 // The 16550 sends 1.5 stop bits for 5-bit words with LCR.STB: the monitor checks the first one.
@@ -211,7 +211,7 @@ console_run::console_run(const run_request& rq_)
     : rq(rq_)
     , p(rq_.p)
     , m("machine", p)
-    , divisor(static_cast<std::uint16_t>(uart16550_divisor(p.uartclk_hz, p.baud)))
+    , divisor(static_cast<std::uint16_t>(uart_get_divisor(p.uartclk_hz, p.baud)))
     , lcr(lcr_for(p.frame)) {
     add_waves();
     tl = make_timeline(rq);

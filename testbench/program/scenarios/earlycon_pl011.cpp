@@ -115,7 +115,7 @@ earlycon_run::earlycon_run(const run_request& rq_)
 void earlycon_run::start_firmware() {
     soc.cpu0.add_task("firmware", [this] {
         std::uint32_t ibrd = 0, fbrd = 0;
-        pl011_divisor(p.uartclk_hz, p.baud, ibrd, fbrd);
+        pl011_baud_divisor(p.uartclk_hz, p.baud, ibrd, fbrd);
         sw::pl011_firmware_setup(port, ibrd, fbrd, lcrh_for(p.frame));
         if (hook && hook->setup) guard->call("setup", setup_limit(), [&] { hook->setup(port); });
     });

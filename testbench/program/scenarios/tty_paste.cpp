@@ -62,7 +62,7 @@ serial_format line_format(const params& p) {
 double line_baud(const params& p) {
     if (!is_16550(p)) return static_cast<double>(p.baud);
     return static_cast<double>(p.uartclk_hz) /
-           (16.0 * static_cast<double>(uart16550_divisor(p.uartclk_hz, p.baud)));
+           (16.0 * static_cast<double>(uart_get_divisor(p.uartclk_hz, p.baud)));
 }
 
 // RX trigger: the PL011's IFLS RX field and level in entries, the 16550's FCR bits and level.
@@ -393,7 +393,7 @@ void tty_run::open_port() {
             err = sw::serial8250_do_startup(up, chain);
             if (!err) {
                 sw::serial8250_do_set_termios(
-                    up, static_cast<std::uint16_t>(uart16550_divisor(p.uartclk_hz, p.baud)),
+                    up, static_cast<std::uint16_t>(uart_get_divisor(p.uartclk_hz, p.baud)),
                     serial8250_lcr(p.frame));
                 sw::serial8250_raise_dtr_rts(up);
             }
@@ -401,7 +401,7 @@ void tty_run::open_port() {
             err = sw::pl011_startup(uap);
             if (!err) {
                 std::uint32_t ibrd = 0, fbrd = 0;
-                pl011_divisor(p.uartclk_hz, p.baud, ibrd, fbrd);
+                pl011_baud_divisor(p.uartclk_hz, p.baud, ibrd, fbrd);
                 sw::pl011_set_termios(uap, ibrd, fbrd, pl011_lcr_h(p.frame));
                 sw::pl011_set_mctrl_dtr_rts(uap);
             }

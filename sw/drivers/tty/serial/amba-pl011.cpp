@@ -229,4 +229,10 @@ void pl011_set_mctrl_dtr_rts(uart_amba_port& uap) {
     spin_unlock_irqrestore(uap.port.lock, flags);
 }
 
+void pl011_baud_divisor(std::uint64_t uartclk, std::uint64_t baud, std::uint32_t& ibrd, std::uint32_t& fbrd) {
+    const unsigned __int128 quot = (static_cast<unsigned __int128>(uartclk) * 4 + baud / 2) / baud;
+    ibrd = static_cast<std::uint32_t>(quot >> 6);
+    fbrd = static_cast<std::uint32_t>(quot & 0x3f);
+}
+
 } // namespace uartvp::sw

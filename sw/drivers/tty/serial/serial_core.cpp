@@ -44,4 +44,8 @@ void uart_insert_char(uart_port& port, unsigned status, unsigned overrun, unsign
         if (!tty_insert_flip_char(tport, 0, TTY_OVERRUN)) ++port.icount.buf_overrun;
 }
 
+std::uint64_t uart_get_divisor(std::uint64_t uartclk, std::uint64_t baud) {
+    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(uartclk) + 8 * baud) / (16 * baud));
+}
+
 } // namespace uartvp::sw

@@ -71,4 +71,8 @@ void pl011_console_write(uart_port& port, std::string_view s);
 // What firmware leaves behind for earlycon: divisor, frame format (FIFO on), UART and TX enabled.
 void pl011_firmware_setup(uart_port& port, std::uint32_t ibrd, std::uint32_t fbrd, std::uint32_t lcrh);
 
+// The divisor pl011_set_termios programs for `baud` from UARTCLK: quot = DIV_ROUND_CLOSEST(uartclk * 4,
+// baud), 64 times UARTCLK / (16 * baud); IBRD its integer part (quot >> 6), FBRD its sixty-fourths.
+void pl011_baud_divisor(std::uint64_t uartclk, std::uint64_t baud, std::uint32_t& ibrd, std::uint32_t& fbrd);
+
 } // namespace uartvp::sw

@@ -114,4 +114,8 @@ void early_serial8250_init_port(uart_8250_port& up, std::uint16_t divisor);
 // initialised.
 void serial8250_port_startup(uart_8250_port& up, std::uint16_t divisor, std::uint8_t lcr);
 
+// The BCM2835 AUX mini UART's AUX_MU_BAUD for `baud` from the core clock (drivers/tty/serial/8250/
+// 8250_bcm2835aux.c): DIV_ROUND_CLOSEST(clock, 8 * baud) - 1; -1 or more than 65535 is out of range.
+std::int64_t bcm2835aux_baud_reg(std::uint64_t clock, std::uint64_t baud);
+
 } // namespace uartvp::sw

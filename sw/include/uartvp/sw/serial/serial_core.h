@@ -67,4 +67,8 @@ inline bool uart_tx_stopped(const uart_port&) {
     return false;
 }
 
+// uart_get_divisor: the 16x clock divisor for `baud`, DIV_ROUND_CLOSEST(uartclk, 16 * baud) (the 8250's
+// divisor latch; 0 or above 65535 is out of the latch's range, for the caller to refuse).
+std::uint64_t uart_get_divisor(std::uint64_t uartclk, std::uint64_t baud);
+
 } // namespace uartvp::sw
