@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # uartvp_add_plugin(TARGET source...): a plugin for the uartvp program (`uartvp run ... --plugin
 # lib<TARGET>.so`), a shared module built against <uartvp/plugin.h>. The kernel-like API it calls is
 # the program's own: the module is linked with its symbols undefined, and they resolve when the

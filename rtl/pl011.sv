@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ARM PrimeCell UART (PL011) r1p5, written from the TRM (DDI0183).
 //
 // One clock: PCLK and UARTCLK are taken to be the same clock, so no clock-domain crossing is modelled.

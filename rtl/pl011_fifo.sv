@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Synchronous FIFO used for the PL011 transmit and receive paths.
 // `one_entry` turns it into the 1-entry holding register of character mode (LCR_H.FEN = 0)
 // without discarding what it already holds.

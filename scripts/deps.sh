@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the Debian 12 packages uartvp needs when they are missing.
 # Usage: scripts/deps.sh [build|test]   (test adds the tools the test suite calls and the sanitizer
 # runtimes of scripts/test's second build)

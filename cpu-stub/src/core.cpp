@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #define SC_INCLUDE_DYNAMIC_PROCESSES // sc_spawn: a thread per task
 
 #include <uartvp/cpu/core.h>

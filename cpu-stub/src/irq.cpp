@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Interrupt lines (level sensitive, each routed to one core), their handlers, irq_work, and the hard-IRQ
 // dispatch of a core: IPIs, the tick, hrtimers, the lines, irq_work, in that order.
 #define SC_INCLUDE_DYNAMIC_PROCESSES // sc_spawn: a method per interrupt line

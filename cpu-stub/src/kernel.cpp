@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <uartvp/cpu/core.h>
 #include <uartvp/cpu/kernel.h>
 

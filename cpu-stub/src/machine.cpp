@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The machine: its cores, one per-CPU state each, the tick and hrtimer processes; the kernel model's
 // mechanisms are in irq.cpp, timer.cpp and smp.cpp.
 #include "machine_state.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The machine's state that its mechanisms share (interrupt lines, CSDs, per-CPU queues and timers);
 // each mechanism's code is in a file of its own: irq.cpp, timer.cpp, smp.cpp, machine.cpp.

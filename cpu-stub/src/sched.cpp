@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel API's tasks (kthreads, scheduling, preemption) and wait queues, on the machine's cores.
 #include "machine_state.h"
 

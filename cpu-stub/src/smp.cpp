@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // IPIs and the CSD lock (kernel/smp.c): per-CPU CSDs locked while in flight, one IPI to a target whose
 // queue was empty, the caller spinning with IRQs on, csdlock_debug's reports.
 #include "machine_state.h"

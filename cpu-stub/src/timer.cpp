@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // jiffies at HZ, the tick (only where a timer or lazy irq_work needs it, unless it has a cost), timers
 // in the tick of their jiffy, hrtimers at their own time.
 #include "machine_state.h"

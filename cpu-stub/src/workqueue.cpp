@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Workqueues: a kworker per core (kworker/N:0, made at its first queue_work_on), running its work in order.
 #include "machine_state.h"
 

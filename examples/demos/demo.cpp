@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The demo: a core programs a PL011 (115200 8N1 from a 24 MHz UARTCLK) as firmware would, prints one
 // line through the Linux console routine, and a line monitor reports what the TXD line carried.
 #include <cstdio>

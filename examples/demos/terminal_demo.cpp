@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A simulated console to type into: a PL011 (115200 8N1 from a 24 MHz UARTCLK) whose lines go to a
 // uartvp::serial_terminal, and a thread that polls the UART's registers over TLM and echoes every
 // character it receives in upper case (a carriage return as CR LF, as a console's tty would).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // my-putc: pl011_putc as a patch might have it, written as the kernel writes it: wait for room in the
 // TX FIFO, store the character, and wait for the transmitter to go idle only at the end of a line (the
 // earlycon's flush guarantee kept per line, not per character).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A small SoC: a CPU-side initiator on uartvp's router, two PL011s and a 16550 behind it, an interrupt
 // controller of its own collecting their interrupts, a line monitor on every TXD and waves of it all.
 // The CPU prints a greeting on each console, then echoes what is typed into uart1 (by an RX injector)

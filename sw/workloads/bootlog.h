@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Console workloads: synthetic Linux arm64 boot logs and a user's own log split into printk records.
 #include <cstddef>

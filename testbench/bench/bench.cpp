@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The benchmark: runs the standard workloads, each simulation in a child process of its own, and
 // prints simulated time, wall and CPU time, their ratio, transactions and RTL cycles per wall second,
 // peak memory and where the wall time went, with every speed-up a ratio measured side by side in this run.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The naive baseline of the benchmark, built for it alone: the same PL011 RTL verilated with --sc and
 // clocked by an sc_clock, every register access driven on its pins edge by edge, every poll a
 // transaction. It runs earlycon-pl011 (hw profile) on a generated boot log and prints JSON.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A paste into a PL011, for the benchmark: the RX injector sends BYTES characters back to back at 115200
 // 8N1 into a PL011 (24 MHz UARTCLK, FIFOs on), and an interrupt-driven reader (RX and RT interrupts)
 // empties the RX FIFO over TLM on each interrupt, as a tty driver's handler would. Prints JSON: what

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <uartvp/gtkw_save.h>
 
 #include <cmath>

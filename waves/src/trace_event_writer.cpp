@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <uartvp/trace_event_writer.h>
 
 #include <algorithm>

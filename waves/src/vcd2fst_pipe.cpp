@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <uartvp/vcd2fst_pipe.h>
 
 #include <fcntl.h>

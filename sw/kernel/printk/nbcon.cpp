@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The nbcon consoles (kernel/printk/nbcon.c): ownership and its handover, unsafe sections, emitting a
 // record, the atomic flush and the printer kthreads.
 #include "kernel/printk/printk.h"

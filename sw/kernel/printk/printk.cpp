@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // printk (kernel/printk/printk.c): the global state, console_lock and the legacy consoles' loop,
 // vprintk_emit, register_console. The ring buffer is printk_ringbuffer.cpp, the nbcon consoles nbcon.cpp.
 #include "kernel/printk/printk.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // printk (kernel/printk/{printk.c,nbcon.c,internal.h}) as the kernel model runs it: the ring buffer of
 // records, vprintk_emit's order, the legacy console_unlock loop, nbcon ownership with priorities and

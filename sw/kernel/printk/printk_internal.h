@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What printk.cpp and nbcon.cpp share: printk's global state (one printk per simulation, as the kernel
 // has one) and the helpers both the legacy loop and the nbcon paths use. Internal to sw/.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ring buffer (kernel/printk/printk_ringbuffer.c as far as the model needs it: records in order,
 // the oldest overwritten when full) and the text a record prints as.
 #include "kernel/printk/printk.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <uartvp/rx_injector.h>
 
 #include <stdexcept>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Child runs of the program side by side (compare -j N, sweep -j N): each simulation in a process of its
 // own (SystemC simulates once per process), at most N at once, their results taken in order.

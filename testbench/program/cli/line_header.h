@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The line parameters in effect, for the header of `run` and `compare`: what a --set changed (or did
 // not) shows at a glance.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // uartvp: runs co-verification scenarios of serial-console driver routines against UART models.
 #include <fcntl.h>
 #include <sys/prctl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The files a run writes (--json, the --vcd files) are written whole or not at all: each is written under
 // a temporary name beside it, registered here; commit() renames them all into place once the run has

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Run parameters: every knob a scenario's profile sets and `--set KEY=VALUE` may override. Each key is
 // declared once, in the table of params.cpp (keys()): its name, unit, default, description, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The console writes of a run, read one at a time as the boot task prints them: neither a generated
 // boot log nor a payload file is held whole in memory.

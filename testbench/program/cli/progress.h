@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Progress on standard error for long runs: `run` shows simulated time, the share of the payload done,
 // wall time and an estimate of the rest, at most four times a second; `compare` and `sweep` which runs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Stopping by signal. SIGINT, SIGTERM and SIGHUP are blocked in every thread and taken by one thread
 // that waits for them (sigwait: no signal handler runs). It records the signal, ends compare's child,

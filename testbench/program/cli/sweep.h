@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // `uartvp sweep`: the cross product of variants, profiles, payload sizes and --set values, one simulation
 // per child process, -j N at once, one JSON object per run and line (JSON Lines) with the point it ran.

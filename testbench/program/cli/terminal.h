@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // `uartvp run ... --terminal stdio|pty|tcp:PORT [--duration S]`: a scenario's UART on a host terminal
 // (uartvp::serial_terminal), whose input replaces the RX payload. The run is paced to wall-clock time,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The timeline of one run (--trace FILE.json) in the Trace Event Format that Perfetto, chrome://tracing
 // and speedscope open: one process, a track per core (thread `cpuN`) with complete events (`ph` X) for

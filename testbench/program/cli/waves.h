@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Waves of one run: NAME.vcd (FIFO levels, flags, lines, IRQs, tasks, IRQs-off, bus accesses), or
 // NAME.fst with --fst (the same waves in GTKWave's compressed format, written through GTKWave's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "platforms/pl011_platform.h"
 
 #include "cli/stop.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // An SoC with one core and one PL011: core -> router -> PL011 -> TXD -> line monitor -> scoreboard.
 #include <optional>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Loading plugins (--plugin FILE): shared objects built against <uartvp/plugin.h> that add variants to
 // the scenarios, and the guard that turns a plugin routine's misbehaviour into an internal error.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scenario boot-console (seeds 001 and 003): a boot whose UART probe registers the serial console
 // while the log is already long. With the first nbcon console and no printer kthread yet (v6.15,
 // v6.16) the whole log is replayed by write_atomic with IRQs off on the registering CPU, the boot

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scenario console-8250 (seed 002): the 8250 console prints a log through a 16550A, one console write
 // per printk record: per character (one byte per THRE wait), through the FIFO (bursts of tx_loadsz, with
 // the v5.19 and the v6.14 timeouts), the first FIFO version before the port is started (FIFO off: bursts

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scenario earlycon-pl011 (seed 000): the PL011 earlycon prints the boot log, one console write per
 // printk record, in the variants around the patch that drops the per-character BUSY wait; beside them
 // the full driver's legacy console write for ARM's PL011, the SBSA generic UART and QDF2400 erratum 44.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scenario hvc-paste: a paste into a hypervisor console (the hvc layer of sw/hvc/) over OPAL firmware
 // (powernv with a BMC) or a virtio console, with __hvc_poll's read loop before latency breaking (loop),
 // after it (latency-break) and with seed 004's batching. How long are IRQs off per interrupt, and how

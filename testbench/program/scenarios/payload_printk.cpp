@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "scenarios/payload_printk.h"
 
 #include <uartvp/cpu/core.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The console scenarios' printk (earlycon-pl011, console-8250): each payload line is one printk record,
 // already formatted (no time prefix of printk's own), of any length, and the console routine under test

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The received side's scoreboard of tty-paste and hvc-paste: the reader's bytes against the paste.
 #include <array>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scenario tty-paste: the interrupt-driven tty paths of sw/ under a paste into the console, its echo, or
 // a write, while a task holds IRQs off for a while every period. How long may a CPU keep IRQs off before
 // a paste loses characters? Each UART answers with its FIFO and RX trigger level: the PL011 of

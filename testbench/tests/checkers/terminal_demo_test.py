@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Drives uartvp-terminal-demo from outside, as a user's terminal would: through the pseudo-terminal it
 creates, a TCP connection, or pipes on standard input and output. Checks what arrives both ways (the PL011
 echoes in upper case, CR as CR LF), that the run ends as it should, and that a paste is paced: N characters

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Line monitor: decoded from a waveform written by hand here (bit times computed independently of the
 // library) and from the RX injector.
 #include "bit_times.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RX injector: every edge it drives, checked to the picosecond against times computed here.
 #include "bit_times.h"
 #include "sim_main.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Serial terminal: the pty, TCP and stdio backends driven from a host thread of this test, both ways,
 // with the line timing on the simulated side and the pacing against wall-clock time.
 #include "sim_main.h"

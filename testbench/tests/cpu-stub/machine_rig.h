@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 #define SC_INCLUDE_DYNAMIC_PROCESSES // sc_spawn in the bench
 // What the kernel model's tests share (test_sched, test_workqueue, test_timer, test_irq, test_smp,

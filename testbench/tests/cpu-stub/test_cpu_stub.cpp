@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The instruction-stub CPU: access costs from the timing profile, time of each access at the device,
 // udelay and cpu_relax in simulated time, IRQs-off accounting, access widths, bus errors.
 #include <sys/wait.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Interrupts (cpu-stub/src/irq.cpp): taken at their time, masked until IRQs are enabled again, routed to
 // one core, their latency, irq_work.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel-like API's locks (cpu-stub/src/kernel.cpp): contended spinlocks.
 #include <gtest/gtest.h>
 

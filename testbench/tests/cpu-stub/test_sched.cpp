@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scheduler (cpu-stub/src/sched.cpp): priority, first come first served, yielding, wake-ups across
 // cores, kthread_stop.
 #include <gtest/gtest.h>

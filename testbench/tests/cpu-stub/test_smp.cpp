@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // IPIs and the CSD lock (cpu-stub/src/smp.cpp): the caller spins until the target runs the function;
 // csdlock_debug's reports at their times.
 #include <gtest/gtest.h>

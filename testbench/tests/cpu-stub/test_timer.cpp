@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Time (cpu-stub/src/timer.cpp): msleep and timers against jiffies at each HZ, wait_event_timeout, the
 // tick's cost, hrtimeouts.
 #include <gtest/gtest.h>

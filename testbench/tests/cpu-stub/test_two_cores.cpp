@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Two cores on one PL011 and one 16550, in fast mode (polling loops collapsed on read promises, the
 // PL011 skipping cycles) against reference mode (every read a transaction, the PL011 clocked through
 // every cycle), side by side in one simulation on the same random scripts. Every cost is a multiple of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Workqueues (cpu-stub/src/workqueue.cpp): a kworker per core runs its work in order.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """CHANGELOG.md names the version the program reports.
 
 Usage: check_changelog.py PROGRAM SOURCE_DIR [PACKAGE_FILE...]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Every relative link in README.md and docs/**/*.md resolves.
 
 Usage: check_links.py SOURCE_DIR

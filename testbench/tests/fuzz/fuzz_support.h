@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Shared parts of the seeded random register-traffic tests (test_fuzz_pl011.cpp, test_fuzz_uart16550.cpp):
 // settings from the environment, the failure report with the seed and the transaction index, a log of

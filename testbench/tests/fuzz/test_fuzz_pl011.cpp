@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Seeded random register traffic on the PL011, checked against rules from the TRM and the wrapper's
 // documented timing, not against the model's own code:
 // - the response each access deserves (map, holes, direction, length, alignment, byte enables), and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Seeded random register traffic on the 16550 (I/O-port layout with OUT2 gating the interrupt as on PC
 // boards, and MMIO with reg_shift 2 and 4-byte accesses), checked against rules from the PC16550D
 // datasheet and the model's documented interface, not against the model's code:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs uartvp from the build tree into a temporary prefix, then builds and runs an outside project
 # against it with find_package(uartvp CONFIG REQUIRED), from a copy of its folder alone:
 #   consumer  consumer/: the models beside a verilated module of its own (its own Verilator runtime)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The tree's one-way rule: testbench -> sw -> cpu-stub -> tlm -> waves (rtl apart, examples on top).
 
 Every #include of a project header, in every C++ source of the tree, must name a header of its own

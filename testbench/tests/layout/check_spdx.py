@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Every source file of the tree names its license: an SPDX-License-Identifier line among its first
 three lines (after a #! line), Apache-2.0 as LICENSE says.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The program's long-run output as a user sees it. `tty`: with standard error on a terminal (a
 pseudo-terminal here), `run` shows its progress by default as one status line rewritten in place
 ("\\r\\033[K" before each update, no newline) and clears it at the end; --quiet shows nothing. `stream`:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Runs the uartvp program (UARTVP_BIN) as a user would, for tests: exit code, stdout, stderr, JSON; and
 // as a process of its own (process): signals, resource limits, memory while it runs.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Drives `uartvp run tty-paste --terminal ...` from outside, as a user's terminal would: through the
 pseudo-terminal the program creates, a TCP connection, or pipes on standard input and output. Checks what
 arrives both ways (the echo variant's tty writes back what its reader got; the read variant's reader

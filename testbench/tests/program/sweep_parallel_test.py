@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A sweep run both ways gives the same JSON Lines: directly (`uartvp sweep ... -j 2 --json`), and as
 emitted jobs (`--emit-jobs`) run by GNU parallel from another directory, then `sweep --collect`. Every
 field is compared but the host's wall-clock figures (wall_s, rtl_eval_s); the exit codes too (a run that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The simulation's work, held by counts rather than by wall time: deterministic host figures of fixed
 // runs (JSON `host`, `transactions`, `rtl_edges_evaluated`) must stay at or below what the fast path
 // reaches today. A change that makes the PL011 wake, or evaluate its RTL, more often than that fails

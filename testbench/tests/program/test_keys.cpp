@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The --set keys against their table (params.cpp): the unknown-key message names exactly the table's
 // keys, `uartvp list` describes each, a run's JSON `params` holds exactly the keys its scenario and
 // profile take, and every other key is refused with exit 2.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fast mode against reference mode: every scenario, variant and profile on a short workload gives the
 // same results, every simulated figure (only wall-clock and host figures may differ).
 #include <cctype>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Plugins (--plugin): variants of one's own beside the built-in ones, loaded by list, run and compare;
 // a plugin that cannot be loaded is bad input (exit 2, nothing run), a routine that misbehaves while it
 // runs an internal error (exit 3, nothing left behind).

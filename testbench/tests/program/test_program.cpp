@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The uartvp program as a user runs it: its answers to bad input (one line, exit code 2, no output file
 // left), its JSON, and the earlycon-pl011 scenario's outcomes (seed 000, and the legacy console write
 // per PL011 vendor).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The console-8250 scenario (seed 002) through the uartvp program: throughput of the per-character and
 // FIFO paths on the slow machine and on a PC, the v6.14 FIFO timeouts against v5.19's, the loss of the
 // first FIFO version before the port is started (and its garbled line), 8250_early's fixed 8N1, bad

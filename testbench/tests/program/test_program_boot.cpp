@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // boot-console through the program, profile grace: the figures of seed 001 the model is held to
 // (calibrated, fitted, predicted: see the table in docs/scenarios/boot-console.md) and what tells each
 // variant apart; its keys.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scenario hvc-paste through the program, the figures seed 004 is about: the IRQs-off time of each
 // interrupt-driven __hvc_poll on OPAL (16-byte reads at 29.4 us, two firmware calls each), the read
 // loop's 10 ms with 5.4 KB pending, the latency break's khvcd-paced paste on virtio per HZ, batching's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Long runs that talk: the line parameters in effect in run's and compare's headers, progress on
 // standard error (forced with --progress off a terminal, silenced by --quiet), compare -j N with the
 // same rows as one at a time, --variants, and sweep's cross product, JSON Lines, exit codes and checks.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // earlycon-pl011 and console-8250 print through printk: each payload line is one record, written by
 // printk's legacy loop (console_emit_next_record), IRQs off for the record. Held against the figures the
 // scenarios gave before, when the routines were called directly: every simulated figure but the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The uartvp program under signals, odd input and full disks: a stop by SIGINT, SIGTERM or SIGHUP
 // leaves nothing behind and ends by the signal (compare's children too), payloads that are not regular
 // files, console writes longer than the scoreboard's limit, names at the file system's limits, JSON on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scenario tty-paste through the program, the figures it is for: at 115200 8N1 (t_c = 86.806 us per
 // character) how long a core may hold IRQs off before a paste loses characters, on the PL011 (hw: RX
 // trigger 16 of 32) and the 16550 (pc: 8 of 16); the IRQ on another core than the hog; the write

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs the PL011 RTL (`pl011`) and Yosys's synthesized netlist of it (`pl011_netlist`, same FIFO depth)
 // side by side on the same pseudo-random stimulus and compares every output on every cycle. Built by
 // rtl_open_tools.sh for Icarus Verilog; prints one line, "PASS ..." or "FAIL ...".

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The PL011 RTL read by open tools other than Verilator.
 #   rtl_open_tools.sh synth DEPTH    Yosys synthesizes it: `check -assert` (no multiple drivers, no
 #                                    logic loops), no latch, and no Yosys warning at all: an undriven

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Times on a serial line computed by the tests themselves, independently of the library (the line
 // monitor's and the RX injector's tests).

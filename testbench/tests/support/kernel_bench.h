@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What the tests of the kernel model without a UART share (test_kernel.cpp, test_printk.cpp): a 1 GHz
 // core, times in us and ms, the core's local time, and a bus that refuses every access.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A SystemC bench for PL011 tests: the UART with its lines bound (RXD driven by an RX injector), and a
 // test body that runs as the CPU (an SC_THREAD) with register accessors of every width. TXD and IRQ

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Test harness for the PL011: a scripted sequence of register accesses and input changes (RXD, modem
 // lines, DMA clears, reset) at chosen UARTCLK cycles, run (a) on the bare verilated RTL clocked through

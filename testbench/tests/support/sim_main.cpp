@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GoogleTest main for tests that simulate. SystemC elaborates and simulates once per process, so
 // CTest runs each test in its own process; run by hand, a binary refuses to run a second simulating
 // test instead of giving wrong results (use --gtest_filter to pick one).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What terminal_demo_test.py and program_terminal_test.py share to drive a simulated serial terminal
 from outside, as a user's terminal would: the start line naming the device, reading until an expected
 answer has come through a pseudo-terminal, a TCP connection or a pipe, the paced-paste check, the end of

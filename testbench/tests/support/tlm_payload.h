@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One register access as a TLM-2.0 generic payload, for tests: command, address, data of 1-4 bytes
 // (1-8 from a 64-bit word) in the access's own lanes, and optional byte enables.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A SystemC bench for 16550 tests: the UART with its lines bound (modem inputs and reset driven by the
 // test), an RX injector on RXD, a line monitor on TXD, and a test body that runs as the CPU (an

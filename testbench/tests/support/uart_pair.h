@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A PL011 and a 16550 of a test rig on lines of their own: TXD and RXD (idle high) and IRQ each, and,
 // for rigs that read the line back, a line monitor keeping the text on each TXD.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What the access-by-access driver tests share (test_sw_routines.cpp, test_tty_paths.cpp): a tap
 // between the cores and the bus that logs every transaction, and the cost of the UART's accesses.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The 8250 consoles for printk (sw/serial/8250_console.*) against the UART models, access by access: a
 // tap between the core and the bus logs every transaction, every poll a transaction (reference mode).
 // The nbcon console of the reverted 8250 nbcon patches on the BCM2835 mini UART (UART_CAP_MINI): IER

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The drivers' divisor arithmetic for a rate, against figures worked out by hand and the profiles'
 // documented ones: the PL011's IBRD/FBRD, the 8250's uart_get_divisor, the mini UART's AUX_MU_BAUD.
 #include <gtest/gtest.h>

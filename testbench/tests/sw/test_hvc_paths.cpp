@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The hvc layer of sw/hvc/ and its backends in tlm/ on the kernel model, routine by routine: the
 // backends' registers (directions, errors, debug reads without side effects, OPAL's overflow), the output
 // path (hvc_write keeps what OPAL's full buffer refuses with -EAGAIN and khvcd pushes it later), and

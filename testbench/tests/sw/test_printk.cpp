@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // printk as the kernel model runs it, behaviour by behaviour: the ring buffer and its records, the
 // prefix, log_buf_len and the dropped marker, vprintk_emit's flush types, the legacy console_unlock loop
 // (IRQs off per record) and its spinning handover, nbcon ownership (priorities, handover, the replay of

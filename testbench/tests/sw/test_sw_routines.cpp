@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The driver routines of sw/ against the UART models, access by access: a tap between the core and the
 // bus logs every transaction (offset, width, direction, value), and every poll is a transaction
 // (reference mode). What each test asserts is what tells a routine's variants apart in the kernel:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The interrupt-driven tty paths of sw/ (the tty layer, the serial core, the PL011's and the 8250's
 // interrupt handlers) on the kernel model against the UART models, access by access: a tap between the
 // cores and the bus logs every transaction. Each test names what the kernel's routine does to the

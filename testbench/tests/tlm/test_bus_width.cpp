@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Both UARTs on a 32-bit bus (`bus`) and on a 64-bit one (`bus64`): a 64-bit initiator socket binds
 // straight to bus64 or through uartvp::router64, a 32-bit one to bus or through uartvp::router, both at
 // once on the same registers; a UART with neither bound is refused at the start of the simulation.

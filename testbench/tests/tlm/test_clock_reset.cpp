@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Clock and reset conventions of both UARTs: set_clock_hz() and the clk_hz input (a frequency on a
 // signal), the new period from the next edge with a character in flight finishing at the new rate (the
 // PL011's fast mode equal to its cycle-by-cycle reference), the active-high rst port and reset(), and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // uartvp::cycle_clock: the edge at or before / at or after a time, computed in closed form, against
 // their definitions through time_of() (edge n at n / f seconds, rounded once to the resolution), for
 // clocks whose periods are and are not whole numbers of picoseconds, at times up to sc_max_time().

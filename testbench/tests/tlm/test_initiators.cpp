@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What several initiators on one UART rely on, case by case: a read promise is broken by every access
 // with a side effect, whoever issues it; accesses issued at the same instant are applied in the order
 // of their initiators' ids, whatever order SystemC runs the initiators in; a debug read moves no output

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The names an SoC integrator uses: clock_hz in both configs (uartclk_hz a deprecated alias of the
 // PL011's), map_size() on both models, sc_trace(tf, uart, name) and trace(vcd_writer&) on both.
 #include <fstream>

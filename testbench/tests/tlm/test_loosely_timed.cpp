@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loosely timed use of both UARTs (pl011_config::loosely_timed, uart16550_config::loosely_timed): an
 // initiator with a tlm_quantumkeeper against the synchronising mode on the same traffic, an input change
 // inside a quantum, late accesses, b_transport from an SC_METHOD, and DMI refused.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The BCM2835 AUX mini UART (uart16550_part::bcm2835_mini) against the BCM2835 ARM Peripherals
 // datasheet (section 2.2), through its TLM socket as Linux's 8250 driver maps it (AUX_MU_IO at offset 0,
 // 4-byte stride): reset values, the baud rate from AUX_MU_BAUD, the 8-entry FIFOs, LSR bit 5 "can

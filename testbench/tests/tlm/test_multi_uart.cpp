@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Two PL011s and a 16550 side by side in one simulation: one core, one router, each UART with its own
 // console text, checked by its own line monitor and scoreboard.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The wrapper's skipping of UARTCLK cycles (idle sleep, Baud16 fast-forward, waking only where an
 // output can change) against plain cycle-by-cycle clocking of the same RTL: every TXD/IRQ/nRTS edge,
 // every DMA request, flag and FIFO-level change and every value read must fall on the same cycle, with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The PL011's receive side against the TRM (DDI0183 r1p5), through the TLM wrapper with the RX injector
 // on RXD: characters at several rates (one with a fractional divisor, and a few percent off), every
 // frame format, the receive errors in DR[11:8], RSR and RIS, ECR, overrun, character mode, the RX, TX

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The PL011 against the TRM (DDI0183 r1p5), through the TLM wrapper: register reset values and IDs,
 // the transmit path's flags and timing on TXD, frame formats, the IBRD/FBRD latch, access widths and
 // bad accesses, reset in the middle of a character.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The platform bus: address decoding relative to each range, errors for unmapped addresses and
 // overlapping ranges, debug transport forwarded.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The 16550 model against the PC16550D datasheet, through its TLM socket: reset values, THRE/TEMT on
 // TXD in both modes and the THRE delay rule, 16450 THR overwrite, a full FIFO, FCR rules, IIR priority
 // and clearing, the character timeout, trigger levels, DLAB, loopback with its modem wiring, MSR

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The 16550's TX line as characters (uart16550::report_line, uart16550_config::txd_edges = false)
 // against its TXD pin on the same traffic. Two UARTs side by side get every access at the same time:
 // `pins` drives TXD edge by edge (and reports too), `chars` reports only. From the reports the test

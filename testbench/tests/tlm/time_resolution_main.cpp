@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An outside program with a time resolution of its own: `time_resolution_check 1ns|1fs` sets it before
 // building anything (which fails with E514 if the library has built an sc_time of its own before
 // sc_main), then has a PL011 and a 16550 transmit a line each and decodes both lines. Also checks that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The timeline (--trace FILE.json): the Trace Event Format's rules (the JSON object form, each event's
 // phase and fields, metadata naming a track per core, complete events nested per track), its totals
 // against the run's JSON results (IRQs-off time and windows per core, console records, interrupts per

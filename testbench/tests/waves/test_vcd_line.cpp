@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // vcd_line_reader: a serial line written from its sender's character reports gives the files a pin
 // driven edge by edge gives, byte for byte, in a VCD at 1 ps and in a lines VCD at a coarse timescale:
 // random frames and bit times, characters back to back, reports ahead of their time (up to a character

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Waves of a run: the VCD read back (FIFO level and BUSY as the scenario implies), the GTKWave save
 // file naming only signals the VCD has, GTKWave's vcd2fst accepting every VCD, sigrok decoding the
 // serial lines to the payload, identical waves from identical runs, no results changed by tracing, and

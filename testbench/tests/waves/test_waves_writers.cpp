@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The waveform and timeline writers on their own, without a model: the GTKWave save file (groups
 // closed by name, formats, translated rows, the zoom), translate filters, and the Trace Event writer
 // (exact times, JSON strings, a failed write reported).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The timeline opened in speedscope (npm) in headless Chromium, as docs/waves.md's picture shows it: the
 # run's --trace file is loaded the way speedscope's own command line loads a file (a script calling
 # speedscope.loadFileFromBase64, named in the page's #localProfilePath), the page must take the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Exact times of clock edges. Edge n of a clock of f Hz is at n / f seconds, rounded once to the
 // SystemC time resolution: times are computed from the cycle count, never by summing rounded periods,

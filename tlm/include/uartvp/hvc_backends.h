@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Hypervisor-console backends as bus devices: what the guest's hvc drivers (sw/hvc/) read console input
 // from. Both are fed by a host-side source that delivers a paste in bursts of burst_bytes at an average

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A TLM-2.0 extension naming the initiator of a transaction. uartvp's targets apply accesses issued at
 // the same simulated time in the order of these ids (lowest first), after everything else that happens

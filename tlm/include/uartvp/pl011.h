@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // uartvp::pl011: an ARM PrimeCell UART (PL011) r1p5 as a TLM-2.0 target, built around the verilated
 // RTL of rtl/pl011.sv. No clock drives it: it advances its model itself, exact to the UARTCLK cycle at

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A TLM-2.0 extension by which a target tells the initiator how long a register it just read will keep
 // its value: "this value stays until `until` (exclusive), unless `broken` fires first". An initiator

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A memory-mapped bus: routes each transaction to the target whose address range holds it, with the
 // address made relative to that range. An address no range holds gets TLM_ADDRESS_ERROR_RESPONSE.

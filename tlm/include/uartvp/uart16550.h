@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // uartvp::uart16550: a National/TI PC16550D UART as a TLM-2.0 target. A model, not RTL: it computes
 // when things happen (the next TXD edge, THRE, the end of a frame, the stop-bit sample of a received

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The ports both UART models have (uartvp::pl011, uartvp::uart16550), declared once: the register
 // window, the interrupt and the serial lines, which must be bound, and the optional ports (resets, the

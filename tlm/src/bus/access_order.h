@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The order of accesses to one target from several initiators. An access issued at time t is applied
 // at t, after everything else that happens at t (input changes, the target's own processes, signal

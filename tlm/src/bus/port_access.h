@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What both UART models do with their optional ports and their clk_hz input.
 #include <cstdint>

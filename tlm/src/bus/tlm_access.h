@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Decoding a TLM-2.0 generic payload into one register access on a 32-bit bus: which word, which byte
 // lanes, and the data in lane order. Shared by the UART targets.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tracing both UARTs: their lines, IRQ and observation signals, to an sc_trace file under a name, or to
 // a vcd_writer (which costs only where a signal changes).
 #include <uartvp/pl011.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "pl011/pl011_core.h"
 
 #include <fcntl.h>

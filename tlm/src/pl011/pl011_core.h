@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The cycle-level engine behind uartvp::pl011: the verilated PL011 and the rules that let it skip
 // UARTCLK cycles without changing what it does. Plain C++ (no SystemC), internal to the library; the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <uartvp/uart16550.h>
 
 #include <algorithm>

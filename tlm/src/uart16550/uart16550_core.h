@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The 16550 (and the BCM2835 mini UART) as plain C++, apart from its TLM wrapper (uart16550.cpp), as
 // the PL011's engine is apart from its wrapper: the registers, the FIFOs, the transmitter and receiver

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A GTKWave save file (.gtkw): the dump it opens, the window's zoom, and the signals in groups, each
 // with its display format; values may be shown through a translate filter file (value -> name), which

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A small VCD of serial lines for logic-analyser software: scalar signals only, one scope, unique leaf
 // names, no $comment or $dumpvars after the definitions, and a timescale coarse enough for a long run

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // An sc_signal that also calls its observers at each change of its value, in the update phase of the
 // delta cycle that changes it (sc_time_stamp() is the change's time), with no event and no process

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The serial line as characters: a protocol between a UART that sends and whoever reads its line (a
 // line monitor, a waveform writer). The sender reports each character as it starts, with the time of

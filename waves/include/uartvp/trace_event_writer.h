@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A timeline file in the Trace Event Format (its JSON object form), which Perfetto, chrome://tracing and
 // speedscope open: one process (pid 1), threads by number, complete events (`ph` X), counters (C),

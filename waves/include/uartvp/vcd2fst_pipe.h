@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A VCD turned into GTKWave's FST as it is written: GTKWave's vcd2fst in a child process reads the VCD
 // from a pipe and writes the FST, so no VCD reaches the disk. The child ends with this process.

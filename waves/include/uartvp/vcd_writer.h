@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A VCD writer for SystemC signals that costs only where a signal changes: one method per signal,
 // woken by its value-changed event, takes the change at its time (an observed_signal, such as the

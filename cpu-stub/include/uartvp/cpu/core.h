@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The instruction-stub CPU: a core runs software tasks (C++ functions written against the kernel-like
 // API of <uartvp/cpu/kernel.h>); every register access is a TLM-2.0 transaction at the core's own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The kernel-like API that sw-tasks are written against, so that a driver routine reads like the
 // kernel routine it models. Every call acts on the core running the task and costs time from its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The kernel model around the cores: N cores, an interrupt controller (device lines, each routed to one
 // core, level sensitive, shared handlers), the jiffies tick and timers, irq_work, IPIs with the

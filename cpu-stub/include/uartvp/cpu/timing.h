@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // CPU-side costs of a timing profile: what a register access, a spin hint and a delay cost the core.
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The hvc (hypervisor console) layer, as sw-tasks (drivers/tty/hvc/hvc_console.c, hvc_irq.c): a tty
 // over a backend's get_chars/put_chars, fed only by __hvc_poll, which runs from the backend's interrupt

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "drivers/tty/hvc/hvc_opal.h"
 
 #include <uartvp/cpu/core.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // powernv's OPAL console path as sw-tasks: the OPAL firmware calls the console needs
 // (arch/powerpc/platforms/powernv/opal.c), the OPAL event interrupt and kopald

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The virtio console's input side as sw-tasks (drivers/char/virtio_console.c, a console port): the
 // input virtqueue's interrupt (vp_interrupt -> in_intr: take the filled buffer, then hvc_poll and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "drivers/tty/serial/amba-pl011-nbcon.h"
 
 namespace uartvp::sw {

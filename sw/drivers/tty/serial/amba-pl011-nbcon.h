@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The console of drivers/tty/serial/amba-pl011.c for printk (<printk/printk.h>): the nbcon console of
 // v6.15 and later (pl011_console_write_atomic, pl011_console_write_thread, the device lock) and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The interrupt-driven tty path of drivers/tty/serial/amba-pl011.c (ARM's PL011, programmed I/O, no
 // DMA): pl011_startup with pl011_hwinit, pl011_allocate_irq and pl011_enable_interrupts; the

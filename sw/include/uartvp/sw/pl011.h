@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // PL011 console routines of drivers/tty/serial/amba-pl011.c as sw-tasks: the earlycon putc in its
 // variants around the seed-000 patch, the QDF2400 erratum 44 putc, and the full driver's console path.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // 8250/16550 console routines of drivers/tty/serial/8250/8250_port.c and 8250_early.c as sw-tasks: the
 // LSR waits with their udelay(1) timeouts, the console's per-character path, its FIFO path (as merged in

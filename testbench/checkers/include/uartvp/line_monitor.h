@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Decodes a serial line like a real terminal, knowing nothing of the device that drives it.
 //

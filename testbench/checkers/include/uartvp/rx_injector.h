@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Types or pastes text into a serial line (idle high) at a given baud rate and frame format.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Compares what the software meant to print (expect) with the bytes decoded from the wire (observe).
 //

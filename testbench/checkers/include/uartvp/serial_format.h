@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Serial frame format ("8N1", "7E1", ...) and the bit timing shared by the line monitor and RX injector.
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Connects a UART's serial lines to a host terminal: standard I/O, a pseudo-terminal or a TCP port on
 // 127.0.0.1 (one client), both ways, at the UART's baud rate and frame format.

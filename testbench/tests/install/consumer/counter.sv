@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The integrator's own RTL: an 8-bit counter.
 module counter (
     input  logic       clk,

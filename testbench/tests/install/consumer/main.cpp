@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sends "ok\n" through an installed uartvp::pl011 and clocks its own verilated counter alongside.
 // Verilator's headers come first: included after <systemc>, verilated_funcs.h expects sc_time_stamp
 // in the global namespace (a Verilator/SystemC matter, not uartvp's).

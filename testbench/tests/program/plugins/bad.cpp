@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Plugins the program must refuse (exit 2), one per BAD_PLUGIN value.
 #include <uartvp/plugin.h>
 

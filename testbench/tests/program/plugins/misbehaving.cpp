@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A plugin for the tests: routines that misbehave while they run (the program exits 3).
 #include <stdexcept>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A plugin for the tests: routines written as the kernel writes them, a setup, an 8250 console write,
 // boot-console's console writes.
 #include <uartvp/plugin.h>

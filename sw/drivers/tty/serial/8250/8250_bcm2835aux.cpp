@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The BCM2835 AUX mini UART's baud register (drivers/tty/serial/8250/8250_bcm2835aux.c): eight samples
 // per bit, not the 16550's sixteen.
 #include <uartvp/sw/serial8250.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The console routines of drivers/tty/serial/8250/8250_port.c: the port's accessors, the LSR waits,
 // the console write in its variants (per character, the FIFO path as merged, since v6.14, the first
 // version), and the setup firmware leaves the port in. The early console is 8250_early.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The early console of drivers/tty/serial/8250/8250_early.c: its putc (write THR, spin until THRE and
 // TEMT) and its port setup (8N1, no interrupts, no FIFO).
 #include <uartvp/sw/serial8250.h>

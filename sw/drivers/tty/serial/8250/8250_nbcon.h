@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The 8250 console for printk (<printk/printk.h>), on the port routines of <serial8250.h>: the legacy
 // console of mainline (serial8250_console_write, IRQs off through the port lock for each record), and

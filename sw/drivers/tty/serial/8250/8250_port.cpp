@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "drivers/tty/serial/8250/8250_port.h"
 
 #include <algorithm>

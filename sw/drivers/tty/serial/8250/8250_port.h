@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The interrupt-driven tty path of drivers/tty/serial/8250/8250_port.c and 8250_core.c (a 16550A,
 // programmed I/O, no DMA): serial8250_do_startup (the parts that touch the UART), the divisor, frame

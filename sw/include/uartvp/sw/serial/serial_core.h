@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The serial core (drivers/tty/serial/serial_core.c) between the tty layer and a UART driver: the port
 // structure the drivers share, uart_write into the port's transmit buffer and the driver's start_tx,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A minimal tty layer in raw mode, as sw-tasks (drivers/tty/tty_buffer.c, n_tty.c, tty_io.c): the
 // flip buffer a UART driver fills from its interrupt handler, tty_flip_buffer_push queuing the line

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Plugins for the uartvp program: driver routines of your own, built against the installed package
 // (uartvp_add_plugin() in CMake) and loaded with `uartvp run SCENARIO --plugin ./libmine.so`. A plugin
