@@ -8,6 +8,7 @@ want=(cmake g++ make pkg-config libsystemc-dev verilator libgtest-dev libgmock-d
       nlohmann-json3-dev libcli11-dev libfmt-dev)
 if [ "${1:-build}" = test ]; then
   want+=(sigrok-cli gtkwave yosys iverilog python3 parallel libasan8 libubsan1)
+  want+=(python3-matplotlib) # uartvp-plot
 fi
 missing=()
 for p in "${want[@]}"; do

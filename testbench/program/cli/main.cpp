@@ -25,6 +25,7 @@
 
 #include <uartvp/cpu/core.h>
 
+#include "cli/csv.h"
 #include "cli/jobs.h"
 #include "cli/line_header.h"
 #include "cli/outputs.h"
@@ -90,7 +91,7 @@ private:
 };
 
 struct run_options {
-    std::string scenario, variant, profile, payload_file, json;
+    std::string scenario, variant, profile, payload_file, json, csv;
     std::string payload_bytes; // as given: checked by payload_bytes_value()
     bool payload_bytes_given = false;
     std::vector<std::string> sets;
@@ -107,6 +108,17 @@ struct run_options {
     bool progress = false, quiet = false;
 };
 
+// " (see 'uartvp list')", or where a variant of that name belongs when another scenario has it (a
+// plugin's variant given with the wrong scenario).
+std::string variant_hint(const std::string& variant) {
+    std::string owners;
+    for (const scenario_def& o : scenarios())
+        if (std::any_of(o.variants.begin(), o.variants.end(),
+                        [&](const named& n) { return n.name == variant; }))
+            owners += (owners.empty() ? "" : ", ") + o.name;
+    return owners.empty() ? " (see 'uartvp list')" : " (it is a variant of " + owners + ")";
+}
+
 // compare --variants: the scenario's variants named, in the order given, each once.
 std::vector<std::string> chosen_variants(const scenario_def& s, const std::string& list) {
     if (list.empty()) return {};
@@ -114,7 +126,7 @@ std::vector<std::string> chosen_variants(const scenario_def& s, const std::strin
     for (const std::string& v : split_list(list, "--variants")) {
         if (std::none_of(s.variants.begin(), s.variants.end(), [&](const named& n) { return n.name == v; }))
             throw usage_error("--variants: unknown variant '" + shown(v) + "' of " + s.name +
-                              " (see 'uartvp list')");
+                              variant_hint(v));
         if (std::find(out.begin(), out.end(), v) != out.end())
             throw usage_error("--variants: " + shown(v) + " listed twice");
         out.push_back(v);
@@ -135,6 +147,8 @@ void check_outputs(const run_options& o) {
         for (const std::string& f : waves_outputs(o.vcd, o.fst))
             files.emplace_back("--vcd", f);
     if (!o.trace.empty()) files.emplace_back("--trace", o.trace);
+    check_csv_path(o.csv);
+    if (!o.csv.empty()) files.emplace_back("--csv", o.csv);
     for (std::size_t i = 0; i < files.size(); ++i)
         for (std::size_t k = i + 1; k < files.size(); ++k)
             if (outputs::absolute(files[i].second) == outputs::absolute(files[k].second))
@@ -169,7 +183,7 @@ const scenario_def& choose_run(const run_options& o, bool need_variant, run_requ
     if (need_variant && std::none_of(s->variants.begin(), s->variants.end(),
                                      [&](const named& v) { return v.name == rq.variant; }))
         throw usage_error("unknown variant '" + shown(rq.variant) + "' of " + s->name +
-                          " (see 'uartvp list')");
+                          variant_hint(rq.variant));
     rq.profile = o.profile.empty() ? s->default_profile : o.profile;
     const auto prof = std::find_if(s->profiles.begin(), s->profiles.end(),
                                    [&](const profile_def& p) { return p.name == rq.profile; });
@@ -371,94 +385,96 @@ std::vector<std::string> compare_child_args(const run_options& o, const std::str
     return args;
 }
 
-// compare's table as its rows come: the runs so far (their JSON and peak memory) and what of the
-// table was printed.
+// The console scenarios' compare table: sim time against the baseline's, the UART traffic, and after
+// the rows the output rate beside the seed's figure where a run has one.
+std::string console_head(const nlohmann::json& base, std::size_t vw) {
+    return fmt::format("{} on profile {} ({} console writes, {} bytes written)\n",
+                       base["scenario"].get<std::string>(), base["profile"].get<std::string>(),
+                       base["payload_lines"].get<std::uint64_t>(),
+                       base["bytes_written"].get<std::uint64_t>()) +
+           fmt::format("{:<{}} {:>12} {:>7} {:>11} {:>10} {:>10} {:>10} {:>8} {:>6} {:>11} {:>8} {:>8}\n",
+                       "variant", vw, "sim ms", "ratio", "delta ms", "reads", "reads/B", "writes", "polls",
+                       "fifo", "irqoff us", "lost", "wall s");
+}
+
+std::string console_row(const nlohmann::json& r, const nlohmann::json& base, std::size_t vw) {
+    const double t = r["sim_time_ns"].get<double>(), t0 = base["sim_time_ns"].get<double>();
+    const double bw = std::max<double>(1, r["bytes_written"].get<double>());
+    return fmt::format(
+        "{:<{}} {:>12.3f} {:>7.3f} {:>+11.3f} {:>10} {:>10.3f} {:>10} {:>8} {:>6} {:>11.3f} {:>8} {:>8.2f}\n",
+        r["variant"].get<std::string>(), vw, t / 1e6, t0 > 0 ? t / t0 : 0.0, (t - t0) / 1e6,
+        r["mmio_reads"].get<std::uint64_t>(), r["mmio_reads"].get<double>() / bw,
+        r["mmio_writes"].get<std::uint64_t>(), r["polls"].get<std::uint64_t>(),
+        r["tx_fifo_max"].get<unsigned>(), r["irq_off_max_ns"].get<double>() / 1e3,
+        r["lost_bytes"].get<std::uint64_t>(), r["wall_s"].get<double>());
+}
+
+std::string console_tail(const std::vector<nlohmann::json>& runs, std::size_t vw) {
+    if (std::none_of(runs.begin(), runs.end(),
+                     [](const nlohmann::json& r) { return r.contains("seed_kbps"); }))
+        return "";
+    std::string table =
+        fmt::format("{:<{}} {:>10} {:>10} {:>10}\n", "variant", vw + 1, "KB/s", "seed KB/s", "ratio");
+    const double k0 = runs.front().value("throughput_kbps", 0.0);
+    for (const nlohmann::json& r : runs)
+        table +=
+            fmt::format("{:<{}} {:>10.3f} {:>10} {:>10.3f}\n", r["variant"].get<std::string>(), vw + 1,
+                        r.value("throughput_kbps", 0.0),
+                        r.contains("seed_kbps") ? fmt::format("{:.1f}", r["seed_kbps"].get<double>()) : "-",
+                        k0 > 0 ? r.value("throughput_kbps", 0.0) / k0 : 0.0);
+    return table;
+}
+
+const compare_table_def console_table{console_head, console_row, console_tail, 17};
+
+// compare's table as its rows come: the head with the first row (the line's header after its first
+// line), then each row as it and every earlier one is done, the tail after the last. What is printed
+// is never printed again.
 struct compare_rows {
     struct row {
         nlohmann::json r;
         double peak_mb;
     };
-    const scenario_def& s;
+    const compare_table_def& def;
     std::size_t vw; // the variant column fits the longest name
     std::vector<row> rows;
-    std::string printed;
 
-    std::string table() const;
-    std::string console_table() const;
-    std::string seed_table() const;
-    // Streams what the table has gained; a table that changed above its new rows waits for the end.
+    compare_rows(const scenario_def& s, const std::vector<std::string>& names)
+        : def(s.compare_table.head ? s.compare_table : console_table)
+        , vw(def.variant_width) {
+        for (const std::string& v : names)
+            vw = std::max(vw, v.size());
+    }
     void add(row w, std::FILE* text) {
         rows.push_back(std::move(w));
-        const std::string t = table();
-        if (t.compare(0, printed.size(), printed) != 0) return;
-        progress::print(text, t.substr(printed.size()));
+        std::string t;
+        if (rows.size() == 1) {
+            t = def.head(rows.front().r, vw);
+            const auto nl = t.find('\n');
+            t.insert(nl == std::string::npos ? t.size() : nl + 1, line_header(rows.front().r["params"]));
+        }
+        t += def.row(rows.back().r, rows.front().r, vw);
+        progress::print(text, t);
         if (text == stdout && std::ferror(stdout)) throw stdout_error(errno ? errno : EIO);
-        printed = t;
+    }
+    std::string tail() const {
+        if (!def.tail || rows.empty()) return "";
+        std::vector<nlohmann::json> runs;
+        for (const row& w : rows)
+            runs.push_back(w.r);
+        return def.tail(runs, vw);
     }
 };
 
-// The scenario's own table, with the line's header after its first line; or the console scenarios'.
-std::string compare_rows::table() const {
-    if (!s.compare_table) return console_table();
-    std::vector<nlohmann::json> runs;
-    for (const row& w : rows)
-        runs.push_back(w.r);
-    std::string t = s.compare_table(runs);
-    const auto nl = t.find('\n');
-    return t.insert(nl == std::string::npos ? t.size() : nl + 1, line_header(rows.front().r["params"]));
-}
-
-std::string compare_rows::console_table() const {
-    const nlohmann::json& base = rows.front().r;
-    std::string table =
-        fmt::format("{} on profile {} ({} console writes, {} bytes written)\n", s.name,
-                    base["profile"].get<std::string>(), base["payload_lines"].get<std::uint64_t>(),
-                    base["bytes_written"].get<std::uint64_t>()) +
-        line_header(base["params"]);
-    table += fmt::format("{:<{}} {:>12} {:>7} {:>11} {:>10} {:>10} {:>10} {:>8} {:>6} {:>11} {:>8} {:>8}\n",
-                         "variant", vw, "sim ms", "ratio", "delta ms", "reads", "reads/B", "writes", "polls",
-                         "fifo", "irqoff us", "lost", "wall s");
-    for (const row& w : rows) {
-        const nlohmann::json& r = w.r;
-        const double t = r["sim_time_ns"].get<double>(), t0 = base["sim_time_ns"].get<double>();
-        const double bw = std::max<double>(1, r["bytes_written"].get<double>());
-        table += fmt::format(
-            "{:<{}} {:>12.3f} {:>7.3f} {:>+11.3f} {:>10} {:>10.3f} {:>10} {:>8} {:>6} {:>11.3f} {:>8} "
-            "{:>8.2f}\n",
-            r["variant"].get<std::string>(), vw, t / 1e6, t0 > 0 ? t / t0 : 0.0, (t - t0) / 1e6,
-            r["mmio_reads"].get<std::uint64_t>(), r["mmio_reads"].get<double>() / bw,
-            r["mmio_writes"].get<std::uint64_t>(), r["polls"].get<std::uint64_t>(),
-            r["tx_fifo_max"].get<unsigned>(), r["irq_off_max_ns"].get<double>() / 1e3,
-            r["lost_bytes"].get<std::uint64_t>(), r["wall_s"].get<double>());
-    }
-    return table;
-}
-
-// Console output rate beside the seed's figure, for scenarios that have one (else nothing).
-std::string compare_rows::seed_table() const {
-    if (std::none_of(rows.begin(), rows.end(), [](const row& w) { return w.r.contains("seed_kbps"); }))
-        return "";
-    std::string table =
-        fmt::format("{:<{}} {:>10} {:>10} {:>10}\n", "variant", vw + 1, "KB/s", "seed KB/s", "ratio");
-    const double k0 = rows.front().r.value("throughput_kbps", 0.0);
-    for (const row& w : rows)
-        table += fmt::format("{:<{}} {:>10.3f} {:>10} {:>10.3f}\n", w.r["variant"].get<std::string>(), vw + 1,
-                             w.r.value("throughput_kbps", 0.0),
-                             w.r.contains("seed_kbps") ? fmt::format("{:.1f}", w.r["seed_kbps"].get<double>())
-                                                       : "-",
-                             k0 > 0 ? w.r.value("throughput_kbps", 0.0) / k0 : 0.0);
-    return table;
-}
-
 // Runs each variant in a child process of its own, -j at once, each row streamed as soon as it and
 // every earlier one is done; the worst exit code (a child ended by a signal or failing: an error).
-int run_compared(const run_options& o, const std::string& self, const std::vector<std::string>& names,
-                 compare_rows& out, std::FILE* text) {
+int run_compared(const run_options& o, const std::string& self, const scenario_def& s,
+                 const std::vector<std::string>& names, compare_rows& out, std::FILE* text) {
     int worst = exit_ok;
     const jobs::scratch_dir dir("/tmp/uartvp-compare-");
     std::vector<std::vector<std::string>> argvs;
     for (const std::string& v : names)
-        argvs.push_back(compare_child_args(o, self, out.s, v, dir.path() + "/" + v + ".json"));
+        argvs.push_back(compare_child_args(o, self, s, v, dir.path() + "/" + v + ".json"));
     const unsigned parallel = o.jobs.empty() ? jobs::default_parallel() : jobs::parse_parallel(o.jobs);
     jobs::run_all(
         argvs, parallel,
@@ -493,16 +509,9 @@ int cmd_compare(const run_options& o, const std::string& self) {
     json_output json(o.json);
     // With --json - standard output carries the JSON alone.
     std::FILE* text = json.to_stdout() ? stderr : stdout;
-    compare_rows out{s, 17, {}, {}};
-    for (const std::string& v : names)
-        out.vw = std::max(out.vw, v.size());
-    const int worst = run_compared(o, self, names, out, text);
-    // What the rows did not show yet (all of it, should the table have changed above them).
-    const std::string table = out.table() + out.seed_table() + skipped;
-    if (table.compare(0, out.printed.size(), out.printed) == 0)
-        emit(text, table.substr(out.printed.size()));
-    else
-        emit(text, table);
+    compare_rows out(s, names);
+    const int worst = run_compared(o, self, s, names, out, text);
+    emit(text, out.tail() + skipped);
     nlohmann::json all = nlohmann::json::array();
     for (const compare_rows::row& w : out.rows) {
         nlohmann::json j = w.r;
@@ -510,19 +519,34 @@ int cmd_compare(const run_options& o, const std::string& self) {
         all.push_back(j);
     }
     json.write(nlohmann::json{{"schema_version", json_schema_version}, {"runs", all}}.dump(2) + "\n");
+    write_csv(o.csv, std::vector<nlohmann::json>(all.begin(), all.end()));
     outputs::commit();
     return worst;
 }
 
 std::string list_text() {
+    // One column width for every name, so that a plugin's long variant name keeps the columns.
+    std::size_t w = 14, kw = 18;
+    for (const scenario_def& s : scenarios()) {
+        for (const named& v : s.variants)
+            w = std::max(w, v.name.size());
+        for (const profile_def& p : s.profiles)
+            w = std::max(w, p.name.size());
+    }
+    for (const key_def& k : keys())
+        kw = std::max(kw, k.name.size());
     std::string out;
     for (const scenario_def& s : scenarios()) {
-        out += fmt::format("{}\n  {}\n  variants:\n", s.name, s.description);
+        out += fmt::format("{}\n  {}\n  payload without --payload or --payload-bytes: {}\n  variants:\n",
+                           s.name, s.description,
+                           s.default_payload_bytes ? "a generated boot log of " +
+                                                         std::to_string(s.default_payload_bytes) + " bytes"
+                                                   : std::string("the profile's calibrated boot"));
         for (const named& v : s.variants)
-            out += fmt::format("    {:<14} {}\n", v.name, v.description);
+            out += fmt::format("    {:<{}} {}\n", v.name, w, v.description);
         out += "  profiles:\n";
         for (const profile_def& p : s.profiles)
-            out += fmt::format("    {:<14} {}{}\n", p.name, p.description,
+            out += fmt::format("    {:<{}} {}{}\n", p.name, w, p.description,
                                p.name == s.default_profile ? " (default)" : "");
     }
     out += "--set keys:\n";
@@ -532,7 +556,7 @@ std::string list_text() {
     std::sort(by_name.begin(), by_name.end(),
               [](const key_def* a, const key_def* b) { return a->name < b->name; });
     for (const key_def* k : by_name)
-        out += fmt::format("    {:<18} {}\n", k->name, k->description);
+        out += fmt::format("    {:<{}} {}\n", k->name, kw, k->description);
     return out;
 }
 
@@ -570,11 +594,24 @@ private:
 };
 
 command_line::command_line() {
-    app.footer(exit_codes_text);
+    app.name("uartvp");
+    app.footer("'uartvp COMMAND --help' shows a command's options, defaults and examples: uartvp run --help, "
+               "uartvp compare --help, uartvp sweep --help, uartvp list --help.\n\n"
+               "Examples:\n"
+               "  uartvp list\n"
+               "  uartvp run earlycon-pl011 --variant v0\n"
+               "  uartvp compare boot-console --profile grace\n\n" +
+               std::string(exit_codes_text));
     app.set_version_flag("--version", "uartvp " UARTVP_VERSION);
     app.require_subcommand(1);
-    list = app.add_subcommand("list", "list scenarios with their variants and profiles");
-    list->add_option("--plugin", o.plugins, "load a plugin's variants: a shared object (repeatable)");
+    list =
+        app.add_subcommand("list", "list the scenarios with their variants and profiles, and the --set keys");
+    list->add_option("--plugin", o.plugins, "load a plugin's variants: a shared object (repeatable)")
+        ->type_name("FILE.so");
+    list->footer("Examples:\n"
+                 "  uartvp list\n"
+                 "  uartvp list | grep _ns\n"
+                 "  uartvp list --plugin ./libmy_console.so");
     add_run();
     add_compare();
     add_sweep();
@@ -588,80 +625,143 @@ void command_line::add_progress_flags(CLI::App* c) {
 }
 
 // What run and compare share.
+// The payload each scenario generates without --payload or --payload-bytes, for the help.
+std::string default_payloads() {
+    std::string t;
+    for (const scenario_def& s : scenarios())
+        t += (t.empty() ? "" : ", ") + s.name + " " +
+             (s.default_payload_bytes ? std::to_string(s.default_payload_bytes)
+                                      : "the profile's calibrated boot");
+    return t;
+}
+
 void command_line::add_common(CLI::App* c, bool with_variant) {
-    c->add_option("scenario", o.scenario, "scenario name (see 'uartvp list')")->required();
-    if (with_variant) c->add_option("--variant", o.variant, "variant (default: the scenario's first)");
-    c->add_option("--profile", o.profile, "timing profile (default: the scenario's)");
+    c->add_option("scenario", o.scenario, "scenario name (see 'uartvp list')")
+        ->required()
+        ->type_name("SCENARIO");
+    if (with_variant)
+        c->add_option("--variant", o.variant, "variant (default: the scenario's first)")->type_name("NAME");
+    c->add_option("--profile", o.profile, "timing profile (default: the scenario's)")->type_name("NAME");
     auto* pf =
-        c->add_option("--payload", o.payload_file, "console text: a log file, one console write per line");
-    c->add_option("--payload-bytes", o.payload_bytes, "generate a boot log of this many bytes (1 to 2^30)")
+        c->add_option("--payload", o.payload_file, "console text: a log file, one console write per line")
+            ->type_name("FILE");
+    c->add_option("--payload-bytes", o.payload_bytes,
+                  "generate a boot log of N bytes, 1 to 2^30 (default: " + default_payloads() + ")")
+        ->type_name("N")
         ->excludes(pf)
         ->each([this](const std::string&) { o.payload_bytes_given = true; });
-    c->add_option("--plugin", o.plugins, "load a plugin's variants: a shared object (repeatable)");
-    c->add_option("--set", o.sets, "override a parameter, KEY=VALUE (repeatable; see 'uartvp list')");
+    c->add_option("--plugin", o.plugins, "load a plugin's variants: a shared object (repeatable)")
+        ->type_name("FILE.so");
+    c->add_option("--set", o.sets, "override a parameter (repeatable; the keys and defaults: 'uartvp list')")
+        ->type_name("KEY=VALUE");
     c->add_option("--json", o.json,
-                  "write the results as JSON to this file ('-': standard output, the summary then goes to "
-                  "standard error)");
+                  "write the results as JSON to FILE ('-': standard output, the summary then goes to "
+                  "standard error)")
+        ->type_name("FILE");
     c->add_flag("--expect-loss", o.expect_loss, "the scenario expects lost bytes: they do not fail the run");
     c->add_option("--mode", o.mode,
-                  "fast (default): polling loops collapsed, idle UART cycles skipped; reference: every "
-                  "poll a transaction, the RTL clocked through every cycle (same results, slower)");
+                  "fast: polling loops collapsed, idle UART cycles skipped; reference: every poll a "
+                  "transaction, the RTL clocked through every cycle (same results, slower)")
+        ->type_name("fast|reference")
+        ->default_str("fast");
     add_progress_flags(c);
 }
 
 void command_line::add_run() {
-    run = app.add_subcommand("run", "run one scenario variant");
+    run = app.add_subcommand("run", "run one scenario variant: a summary, and JSON, waves or a timeline");
     add_common(run, true);
     run->add_option("--vcd", o.vcd,
                     "write waves: DIR/NAME.vcd (FIFO levels, flags, lines, IRQ, tasks, bus), NAME.gtkw "
-                    "(GTKWave layout) and NAME.lines.vcd (serial lines for sigrok)");
+                    "(GTKWave layout) and NAME.lines.vcd (serial lines for sigrok)")
+        ->type_name("DIR/NAME.vcd");
     run->add_flag("--fst", o.fst,
                   "with --vcd: the waves as NAME.fst (GTKWave's compressed format) instead of NAME.vcd");
     run->add_option(
-        "--trace", o.trace,
-        "write the run's timeline to this file in the Trace Event Format (Perfetto, "
-        "chrome://tracing, speedscope): a track per core, IRQs-off windows, polls, console writes");
+           "--trace", o.trace,
+           "write the run's timeline to FILE in the Trace Event Format (Perfetto, "
+           "chrome://tracing, speedscope): a track per core, IRQs-off windows, polls, console writes")
+        ->type_name("FILE.json");
     run->add_flag("--vcd-rtl", o.vcd_rtl,
                   "with --vcd: also NAME.rtl.vcd, the full RTL trace from Verilator (every evaluated edge; "
                   "every cycle with --mode reference)");
     run->add_option("--terminal", o.terminal,
-                    "stdio, pty or tcp:PORT: the UART's lines on a host terminal whose input replaces the "
-                    "RX payload (tty-paste --variant echo or read), paced to wall-clock time; no scoreboard");
-    run->add_option("--duration", o.duration, "with --terminal: end after this many simulated seconds")
+                    "the UART's lines on a host terminal whose input replaces the RX payload (tty-paste "
+                    "--variant echo or read), paced to wall-clock time; no scoreboard")
+        ->type_name("stdio|pty|tcp:PORT");
+    run->add_option("--duration", o.duration,
+                    "with --terminal: end after S simulated seconds (default: none)")
+        ->type_name("S")
         ->each([this](const std::string&) { o.duration_given = true; });
+    run->footer("Examples:\n"
+                "  uartvp run earlycon-pl011 --variant v0 --payload-bytes 20000\n"
+                "  uartvp run tty-paste --variant read --set hog_us=2500 --json read.json\n"
+                "  uartvp run boot-console --profile rpi3b --variant merged --vcd waves/boot.vcd\n\n" +
+                std::string(exit_codes_text));
 }
 
 void command_line::add_compare() {
     compare = app.add_subcommand("compare", "run every variant, each in its own process, side by side");
     add_common(compare, false);
-    compare->add_option("-j,--jobs", o.jobs, "run this many variants at once (default: the cores)");
-    compare->add_option("--variants", o.variants,
-                        "the variants to compare, a,b,... (default: all; the first is "
-                        "the baseline)");
+    compare->add_option("-j,--jobs", o.jobs, "run N variants at once (default: the cores)")->type_name("N");
+    compare
+        ->add_option("--variants", o.variants,
+                     "the variants to compare (default: all; the first is the baseline)")
+        ->type_name("A,B,...");
+    compare->add_option("--csv", o.csv, "write one row a run to FILE, the result fields as columns")
+        ->type_name("FILE.csv");
+    compare->footer("Examples:\n"
+                    "  uartvp compare earlycon-pl011 --payload-bytes 20000\n"
+                    "  uartvp compare boot-console --profile rpi3b --variants legacy,merged --json c.json\n"
+                    "  uartvp compare console-8250 --set baud=921600 --csv 8250.csv\n\n" +
+                    std::string(exit_codes_text));
 }
 
 void command_line::add_sweep() {
     sweep = app.add_subcommand("sweep", "run the cross product of variants, profiles, payload sizes and "
-                                        "--set values, one process each, into JSON Lines");
-    sweep->add_option("scenario", so.scenario, "scenario name (see 'uartvp list'; not with --collect)");
-    sweep->add_option("--variants", sw_variants, "variants, a,b,... (default: all)");
-    sweep->add_option("--profile", sw_profiles, "profiles, P,Q,... (default: the scenario's)");
-    auto* sw_pf = sweep->add_option("--payload", so.payload_file, "one console text for every run");
-    sweep->add_option("--payload-bytes", sw_sizes, "generated boot logs of these sizes, N,M,...")
+                                        "--set values, one process each, into JSON Lines or CSV");
+    sweep->add_option("scenario", so.scenario, "scenario name (see 'uartvp list'; not with --collect)")
+        ->type_name("SCENARIO");
+    sweep->add_option("--variants", sw_variants, "variants (default: all)")->type_name("A,B,...");
+    sweep->add_option("--profile", sw_profiles, "profiles (default: the scenario's)")->type_name("P,Q,...");
+    auto* sw_pf =
+        sweep->add_option("--payload", so.payload_file, "one console text for every run")->type_name("FILE");
+    sweep
+        ->add_option("--payload-bytes", sw_sizes,
+                     "generated boot logs of these sizes (default: the scenario's, as for run)")
+        ->type_name("N,M,...")
         ->excludes(sw_pf);
-    sweep->add_option("--set", so.sets, "KEY=A,B,C: a parameter's values (repeatable: the cross product)");
-    sweep->add_option("--mode", so.mode, "fast (default) or reference");
-    sweep->add_option("--plugin", o.plugins, "load a plugin's variants: a shared object (repeatable)");
+    sweep->add_option("--set", so.sets, "a parameter's values (repeatable: the cross product)")
+        ->type_name("KEY=A,B,...");
+    sweep->add_option("--mode", so.mode, "as for run")->type_name("fast|reference")->default_str("fast");
+    sweep->add_option("--plugin", o.plugins, "load a plugin's variants: a shared object (repeatable)")
+        ->type_name("FILE.so");
     sweep->add_flag("--expect-loss", so.expect_loss, "the scenario expects lost bytes");
-    sweep->add_option("-j,--jobs", sw_jobs, "runs at once (default: the cores)");
-    sweep->add_option("--json", so.json,
-                      "write one JSON object per run and line (JSON Lines) here ('-': "
-                      "standard output)");
-    sweep->add_option("--emit-jobs", so.emit_jobs,
-                      "write the runs as shell commands to FILE instead (one a line), each writing its "
-                      "result into FILE's directory, for GNU parallel or a Slurm array");
-    sweep->add_option("--collect", so.collect, "gather the results of emitted jobs in DIR into --json FILE");
+    sweep->add_option("-j,--jobs", sw_jobs, "N runs at once (default: the cores)")->type_name("N");
+    sweep
+        ->add_option("--json", so.json,
+                     "write one JSON object per run and line (JSON Lines) to FILE ('-': "
+                     "standard output)")
+        ->type_name("FILE");
+    sweep->add_option("--csv", so.csv, "write one row a run to FILE, the point and result fields as columns")
+        ->type_name("FILE.csv");
+    sweep
+        ->add_option("--emit-jobs", so.emit_jobs,
+                     "write the runs as shell commands to FILE instead (one a line), each writing its "
+                     "result into FILE's directory, for GNU parallel or a Slurm array")
+        ->type_name("FILE");
+    sweep
+        ->add_option("--collect", so.collect,
+                     "gather the results of emitted jobs in DIR into --json or --csv FILE (each checked "
+                     "against its job)")
+        ->type_name("DIR");
     add_progress_flags(sweep);
+    sweep->footer(
+        "Examples:\n"
+        "  uartvp sweep tty-paste --variants read --set hog_us=0,1000,2500 --json s.jsonl\n"
+        "  uartvp sweep earlycon-pl011 --payload-bytes 1000,10000 --set baud=115200,921600 --csv s.csv\n"
+        "  uartvp sweep tty-paste --set hog_us=0,2500 --emit-jobs jobs/j.txt && parallel < jobs/j.txt "
+        "&& uartvp sweep --collect jobs --json s.jsonl\n\n" +
+        std::string(exit_codes_text));
 }
 
 std::string self_path() {
@@ -711,7 +811,13 @@ int run_command(command_line& cl, int argc, char** argv) {
     try {
         cl.app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        if (e.get_exit_code() != 0) throw usage_error(shorten_words(e.what()) + " (see 'uartvp --help')");
+        if (e.get_exit_code() != 0) {
+            // The help of the command whose options were wrong, where one was named.
+            std::string help = "uartvp --help";
+            for (const CLI::App* c : {cl.list, cl.run, cl.compare, cl.sweep})
+                if (c->parsed()) help = "uartvp " + c->get_name() + " --help";
+            throw usage_error(shorten_words(e.what()) + " (see '" + help + "')");
+        }
         return cl.app.exit(e); // --help, --version (a subcommand's too): printed, nothing to run
     }
     // Before anything runs: a plugin that cannot be loaded is bad input.

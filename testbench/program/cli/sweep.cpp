@@ -16,6 +16,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/csv.h"
 #include "cli/jobs.h"
 #include "cli/outputs.h"
 #include "cli/params.h"
@@ -226,6 +227,16 @@ private:
     std::ofstream m_f;
 };
 
+// --json and --csv: files of their own (--json may be standard output).
+void check_sweep_outputs(const sweep_options& o) {
+    if (!o.json.empty() && o.json != "-")
+        if (const std::string why = outputs::path_problem(o.json, "--json " + shown(o.json)); !why.empty())
+            throw usage_error(why);
+    check_csv_path(o.csv);
+    if (!o.json.empty() && !o.csv.empty() && outputs::absolute(o.json) == outputs::absolute(o.csv))
+        throw usage_error("--json and --csv name the same file " + shown(o.csv));
+}
+
 nlohmann::json read_result(const std::string& path) {
     std::ifstream f(path);
     if (!f) return nullptr;
@@ -244,44 +255,109 @@ nlohmann::json line_of(const nlohmann::json& result, const sweep_point& p, std::
     return j;
 }
 
+// What a run of `p` would write as its parameters and payload: the profile applied, then each --set
+// value parsed as `run` parses it, so that "2500" and "2500.0" match and a changed value does not.
+struct expected_run {
+    nlohmann::json params; // the --set keys' values and the mode
+    std::string payload;   // the result's "payload": a file, "generated:N", or "calibrated:PROFILE"
+};
+
+expected_run expect(const scenario_def& s, const nlohmann::json& manifest, const sweep_point& p) {
+    params prm;
+    prm.scenario = s.name;
+    prm.profile = p.profile;
+    for (const profile_def& d : s.profiles)
+        if (d.name == p.profile) d.apply(prm);
+    expected_run e;
+    e.params = nlohmann::json::object();
+    e.params["mode"] = manifest.at("mode").get<std::string>();
+    for (const auto& [k, v] : p.sets) {
+        if (auto err = prm.set(k, v)) throw usage_error("--collect: the manifest's --set: " + *err);
+        e.params[k] = prm.to_json().at(k);
+    }
+    const std::string file = manifest.at("payload_file").get<std::string>();
+    e.payload = !file.empty()                  ? file
+                : !p.payload_bytes.empty()     ? "generated:" + p.payload_bytes
+                : s.default_payload_bytes == 0 ? "calibrated:" + p.profile
+                                               : "generated:" + std::to_string(s.default_payload_bytes);
+    return e;
+}
+
+// Why result `r` is not the result of the job that ran point `p` (one clause per difference), or "".
+std::string staleness(const nlohmann::json& r, const sweep_point& p, const expected_run& e,
+                      bool expect_loss) {
+    std::string why;
+    const auto differs = [&why](const std::string& what, const nlohmann::json& got,
+                                const nlohmann::json& want) {
+        if (got != want)
+            why += fmt::format("{}{} is {} in the result, {} in the job", why.empty() ? "" : "; ", what,
+                               got.is_null() ? "missing" : got.dump(), want.dump());
+    };
+    differs("variant", r.value("variant", nlohmann::json()), p.variant);
+    differs("profile", r.value("profile", nlohmann::json()), p.profile);
+    differs("payload", r.value("payload", nlohmann::json()), e.payload);
+    differs("expect_loss", r.value("expect_loss", nlohmann::json()), expect_loss);
+    const nlohmann::json got = r.value("params", nlohmann::json::object());
+    for (const auto& [k, v] : e.params.items())
+        differs(k == "mode" ? std::string("mode") : "--set " + k, got.value(k, nlohmann::json()), v);
+    return why;
+}
+
 int collect(const sweep_options& o) {
     const std::string dir = absolute(o.collect);
     const nlohmann::json manifest = read_result(dir + "/" + manifest_name);
     if (manifest.is_null() || !manifest.contains("points"))
         throw usage_error("--collect " + shown(o.collect) + ": no " + manifest_name +
                           " there (the directory of an --emit-jobs file)");
-    if (o.json.empty()) throw usage_error("--collect DIR goes with --json FILE (where the JSON Lines go)");
+    if (!manifest.contains("mode") || !manifest.contains("payload_file") || !manifest.contains("expect_loss"))
+        throw usage_error("--collect " + shown(o.collect) + ": " + manifest_name +
+                          " does not name the jobs' mode and payload (an older uartvp wrote it): emit the "
+                          "jobs again");
+    if (o.json.empty() && o.csv.empty())
+        throw usage_error("--collect DIR goes with --json FILE or --csv FILE (where the runs go)");
+    check_sweep_outputs(o);
+    const std::string scenario = manifest.value("scenario", std::string());
+    const scenario_def* s = find_scenario(scenario);
+    if (!s) throw usage_error("--collect: the manifest's scenario " + shown(scenario) + " is unknown");
     std::vector<sweep_point> pts;
     for (const nlohmann::json& p : manifest["points"])
         pts.push_back(point_from_json(p));
-    lines_output out(o.json);
     const table tab = make_table(pts);
-    std::FILE* text = out.to_stdout() ? stderr : stdout;
-    std::string summary = manifest.value("scenario", std::string()) + ": " + std::to_string(pts.size()) +
-                          " runs collected from " + dir + "\n" + tab.header();
+    std::string summary =
+        scenario + ": " + std::to_string(pts.size()) + " runs collected from " + dir + "\n" + tab.header();
     int worst = exit_ok;
     std::vector<nlohmann::json> lines;
+    // Every result checked before anything is written: each one missing or stale is named.
+    std::size_t bad = 0;
+    const bool expect_loss = manifest["expect_loss"].get<bool>();
     for (std::size_t i = 0; i < pts.size(); ++i) {
         const std::string file = dir + "/" + result_name(i);
         const nlohmann::json r = read_result(file);
+        std::string why;
         if (r.is_null())
-            throw usage_error(
-                fmt::format("--collect: run {} ({}) has no result {}: run its job (line {} of the "
-                            "jobs file) again",
-                            i, shown_point(pts[i]), file, i + 1));
-        const bool same_payload = pts[i].payload_bytes.empty() ||
-                                  r.value("payload", std::string()) == "generated:" + pts[i].payload_bytes;
-        if (r.value("variant", std::string()) != pts[i].variant ||
-            r.value("profile", std::string()) != pts[i].profile || !same_payload)
-            throw usage_error(fmt::format("--collect: {} is not the result of run {} ({}): a stale file?",
-                                          file, i, shown_point(pts[i])));
+            why = "no result (run its job, line " + std::to_string(i + 1) + " of the jobs file)";
+        else
+            why = staleness(r, pts[i], expect(*s, manifest, pts[i]), expect_loss);
+        if (!why.empty()) {
+            ++bad;
+            progress::print(stderr, fmt::format("uartvp: --collect: run {} ({}), {}: {}\n", i,
+                                                shown_point(pts[i]), file, why));
+            continue;
+        }
         lines.push_back(line_of(r, pts[i], i));
         summary += tab.row(pts[i], i, r);
         worst = std::max(worst, code_of(r));
     }
+    if (bad)
+        throw usage_error(fmt::format("--collect: {} of {} results missing or stale (each named above): run "
+                                      "their jobs again",
+                                      bad, pts.size()));
+    lines_output out(o.json);
+    std::FILE* text = out.to_stdout() ? stderr : stdout;
     for (const nlohmann::json& l : lines)
         out.add(l);
     out.close();
+    write_csv(o.csv, lines);
     progress::print(text, summary);
     outputs::commit();
     return worst;
@@ -305,6 +381,9 @@ int emit_jobs(const sweep_options& o, const std::string& self, const std::vector
     const nlohmann::json manifest = {{"schema_version", json_schema_version},
                                      {"scenario", o.scenario},
                                      {"jobs", dir + "/" + name},
+                                     {"mode", o.mode},
+                                     {"payload_file", o.payload_file},
+                                     {"expect_loss", o.expect_loss},
                                      {"points", list}};
     for (const auto& [path, text] : {std::pair<std::string, std::string>{dir + "/" + name, cmds},
                                      {dir + "/" + manifest_name, manifest.dump(1) + "\n"}}) {
@@ -343,15 +422,14 @@ int cmd_sweep(const sweep_options& o_in, const std::string& self, const point_ch
     const scenario_def* s = find_scenario(o.scenario);
     if (!s) throw usage_error("unknown scenario '" + shown(o.scenario) + "' (see 'uartvp list')");
     if (!o.payload_file.empty()) o.payload_file = absolute(o.payload_file);
-    if (!o.emit_jobs.empty() && !o.json.empty())
-        throw usage_error("--emit-jobs writes the jobs instead of running them: --json goes with --collect");
+    if (!o.emit_jobs.empty() && (!o.json.empty() || !o.csv.empty()))
+        throw usage_error("--emit-jobs writes the jobs instead of running them: --json and --csv go with "
+                          "--collect");
     const std::vector<sweep_point> pts = points(*s, o);
     for (const sweep_point& p : pts)
         check(p); // everything is checked before anything runs
     if (!o.emit_jobs.empty()) return emit_jobs(o, self, pts);
-    if (!o.json.empty() && o.json != "-")
-        if (const std::string why = outputs::path_problem(o.json, "--json " + shown(o.json)); !why.empty())
-            throw usage_error(why);
+    check_sweep_outputs(o);
     stop::check();
     lines_output out(o.json);
     std::FILE* text = out.to_stdout() ? stderr : stdout;
@@ -360,6 +438,7 @@ int cmd_sweep(const sweep_options& o_in, const std::string& self, const point_ch
                                       std::min<std::size_t>(o.parallel, pts.size())) +
                               tab.header());
     int worst = exit_ok;
+    std::vector<nlohmann::json> lines(pts.size()); // for --csv, in the sweep's order
     const jobs::scratch_dir dir("/tmp/uartvp-sweep-");
     std::vector<std::vector<std::string>> argvs;
     for (std::size_t i = 0; i < pts.size(); ++i)
@@ -378,12 +457,14 @@ int cmd_sweep(const sweep_options& o_in, const std::string& self, const point_ch
             const nlohmann::json r = read_result(dir.path() + "/" + result_name(i));
             if (r.is_null()) throw std::runtime_error(fmt::format("run {} wrote no result", i));
             worst = std::max(worst, code);
-            out.add(line_of(r, pts[i], i));
+            lines[i] = line_of(r, pts[i], i);
+            out.add(lines[i]);
             progress::print(text, tab.row(pts[i], i, r));
         },
         [&](std::size_t done) { progress::status(fmt::format("sweep: {}/{} runs done", done, pts.size())); });
     progress::clear();
     out.close();
+    write_csv(o.csv, lines);
     outputs::commit();
     return worst;
 }

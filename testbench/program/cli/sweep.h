@@ -20,7 +20,7 @@ struct sweep_options {
     std::string mode = "fast";
     bool expect_loss = false;
     unsigned parallel = 1;
-    std::string json, emit_jobs, collect;
+    std::string json, csv, emit_jobs, collect;
     std::vector<std::string> plugins; // --plugin FILE, absolute paths (emitted jobs run elsewhere)
 };
 

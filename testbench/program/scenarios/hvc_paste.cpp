@@ -371,8 +371,7 @@ run_result run_hvc_paste(const run_request& rq) {
                                  &hvc_run::simulate);
 }
 
-std::string compare_table(const std::vector<nlohmann::json>& runs) {
-    const nlohmann::json& base = runs.front();
+std::string compare_head(const nlohmann::json& base, std::size_t vw) {
     const nlohmann::json& prm = base["params"];
     std::string t = fmt::format(
         "hvc-paste on profile {} ({}, {} core{}, khvcd on cpu{}, HZ {}, bursts of {} B at {} KB/s{})\n",
@@ -382,23 +381,25 @@ std::string compare_table(const std::vector<nlohmann::json>& runs) {
         prm.contains("bmc_buffer_bytes")
             ? fmt::format(", OPAL buffer {} B", prm["bmc_buffer_bytes"].get<std::uint64_t>())
             : std::string());
-    t += fmt::format("{:<14} {:>8} {:>8} {:>6} {:>10} {:>12} {:>12} {:>10} {:>9} {:>11} {:>8} {:>7} {:>7}\n",
-                     "variant", "pasted", "received", "lost", "KB/s", "poll off max", "poll off avg",
+    t += fmt::format("{:<{}} {:>8} {:>8} {:>6} {:>10} {:>12} {:>12} {:>10} {:>9} {:>11} {:>8} {:>7} {:>7}\n",
+                     "variant", vw, "pasted", "received", "lost", "KB/s", "poll off max", "poll off avg",
                      "reads/poll", "B/poll", "khvcd off", "wakeups", "timed", "wall s");
-    t += fmt::format("{:<14} {:>8} {:>8} {:>6} {:>10} {:>12} {:>12} {:>10} {:>9} {:>11} {:>8} {:>7} {:>7}\n",
-                     "", "", "", "", "", "us", "us", "max", "max", "max us", "", "sleeps", "");
-    for (const nlohmann::json& r : runs)
-        t += fmt::format(
-            "{:<14} {:>8} {:>8} {:>6} {:>10.3f} {:>12.3f} {:>12.3f} {:>10} {:>9} {:>11.3f} {:>8} {:>7} "
-            "{:>7.2f}\n",
-            r["variant"].get<std::string>(), r["rx_bytes_pasted"].get<std::uint64_t>(),
-            r["rx_bytes_received"].get<std::uint64_t>(), r["rx_lost_bytes"].get<std::uint64_t>(),
-            r["rx_throughput_kbps"].get<double>(), r["poll_irq_off_max_ns"].get<double>() / 1e3,
-            r["poll_irq_off_mean_ns"].get<double>() / 1e3, r["reads_per_poll_max"].get<std::uint64_t>(),
-            r["bytes_per_poll_max"].get<std::uint64_t>(), r["khvcd_irq_off_max_ns"].get<double>() / 1e3,
-            r["khvcd_wakeups"].get<std::uint64_t>(), r["khvcd_timed_sleeps"].get<std::uint64_t>(),
-            r["wall_s"].get<double>());
+    t += fmt::format("{:<{}} {:>8} {:>8} {:>6} {:>10} {:>12} {:>12} {:>10} {:>9} {:>11} {:>8} {:>7} {:>7}\n",
+                     "", vw, "", "", "", "", "us", "us", "max", "max", "max us", "", "sleeps", "");
     return t;
+}
+
+std::string compare_row(const nlohmann::json& r, const nlohmann::json& /*base*/, std::size_t vw) {
+    return fmt::format(
+        "{:<{}} {:>8} {:>8} {:>6} {:>10.3f} {:>12.3f} {:>12.3f} {:>10} {:>9} {:>11.3f} {:>8} {:>7} "
+        "{:>7.2f}\n",
+        r["variant"].get<std::string>(), vw, r["rx_bytes_pasted"].get<std::uint64_t>(),
+        r["rx_bytes_received"].get<std::uint64_t>(), r["rx_lost_bytes"].get<std::uint64_t>(),
+        r["rx_throughput_kbps"].get<double>(), r["poll_irq_off_max_ns"].get<double>() / 1e3,
+        r["poll_irq_off_mean_ns"].get<double>() / 1e3, r["reads_per_poll_max"].get<std::uint64_t>(),
+        r["bytes_per_poll_max"].get<std::uint64_t>(), r["khvcd_irq_off_max_ns"].get<double>() / 1e3,
+        r["khvcd_wakeups"].get<std::uint64_t>(), r["khvcd_timed_sleeps"].get<std::uint64_t>(),
+        r["wall_s"].get<double>());
 }
 
 std::vector<std::pair<std::string, std::string>> summary_rows(const run_result& r) {
@@ -465,7 +466,7 @@ scenario_def hvc_paste_scenario() {
     s.default_profile = "opal";
     s.default_payload_bytes = 16384;
     s.run = run_hvc_paste;
-    s.compare_table = compare_table;
+    s.compare_table = {compare_head, compare_row, nullptr, 14};
     s.summary_rows = summary_rows;
     s.terminal_refusal =
         "there is no UART: the paste comes from the backend's host side (OPAL's BMC, the virtio "

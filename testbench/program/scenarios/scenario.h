@@ -105,6 +105,17 @@ struct profile_def {
     std::function<void(params&)> apply;
 };
 
+// A scenario's `compare` table in three parts, so that its rows can stream as runs end and nothing
+// printed has to change: the title and column headers (from the baseline run), one row a run, and
+// what follows the last row (optional). `vw` is the variant column's width: the longest variant name,
+// at least `variant_width`.
+struct compare_table_def {
+    std::function<std::string(const nlohmann::json& base, std::size_t vw)> head;
+    std::function<std::string(const nlohmann::json& run, const nlohmann::json& base, std::size_t vw)> row;
+    std::function<std::string(const std::vector<nlohmann::json>& runs, std::size_t vw)> tail;
+    std::size_t variant_width = 7;
+};
+
 struct scenario_def {
     std::string name, description;
     std::vector<named> variants; // the first is the baseline of `compare`
@@ -113,7 +124,7 @@ struct scenario_def {
     std::size_t default_payload_bytes; // 0: without --payload or --payload-bytes, the profile's own
     std::function<run_result(const run_request&)> run;
     // What `compare` prints for the runs' JSON, if not the console scenarios' table. Optional.
-    std::function<std::string(const std::vector<nlohmann::json>& runs)> compare_table;
+    compare_table_def compare_table;
     // Lines `run` adds to its summary (label, value). Optional.
     std::function<std::vector<std::pair<std::string, std::string>>(const run_result&)> summary_rows;
     // Cross-checks of its keys' values (a core number below cores), after --set and before the UART's

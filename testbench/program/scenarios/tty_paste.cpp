@@ -627,27 +627,28 @@ std::string hog_text(const nlohmann::json& prm) {
                        prm["hog_sync"] == "rx_irq" ? " at the RX interrupt's rise" : "");
 }
 
-std::string compare_table(const std::vector<nlohmann::json>& runs) {
-    const nlohmann::json& base = runs.front();
+std::string compare_head(const nlohmann::json& base, std::size_t vw) {
     const nlohmann::json& prm = base["params"];
     std::string t =
         fmt::format("tty-paste on profile {} ({}, {} core{}, IRQ on cpu{}, {}, RX trigger {})\n",
                     base["profile"].get<std::string>(), base["payload"].get<std::string>(),
                     prm["cores"].get<unsigned>(), prm["cores"] == 1 ? "" : "s",
                     prm["irq_cpu"].get<unsigned>(), hog_text(prm), prm["rx_trigger"].get<std::string>());
-    t += fmt::format("{:<8} {:>11} {:>8} {:>9} {:>7} {:>9} {:>8} {:>8} {:>9} {:>13} {:>12} {:>7}\n",
-                     "variant", "sim ms", "pasted", "received", "lost", "overruns", "written", "tx lost",
+    t += fmt::format("{:<{}} {:>11} {:>8} {:>9} {:>7} {:>9} {:>8} {:>8} {:>9} {:>13} {:>12} {:>7}\n",
+                     "variant", vw, "sim ms", "pasted", "received", "lost", "overruns", "written", "tx lost",
                      "uart irqs", "irq lat max us", "irqoff max us", "wall s");
-    for (const nlohmann::json& r : runs)
-        t += fmt::format(
-            "{:<8} {:>11.3f} {:>8} {:>9} {:>7} {:>9} {:>8} {:>8} {:>9} {:>13.3f} {:>12.3f} {:>7.2f}\n",
-            r["variant"].get<std::string>(), r["sim_time_ns"].get<double>() / 1e6,
-            r["rx_bytes_pasted"].get<std::uint64_t>(), r["rx_bytes_received"].get<std::uint64_t>(),
-            r["rx_lost_bytes"].get<std::uint64_t>(), r["rx_overruns"].get<std::uint64_t>(),
-            r["bytes_written"].get<std::uint64_t>(), r["lost_bytes"].get<std::uint64_t>(),
-            r["uart_irqs"].get<std::uint64_t>(), r["irq_latency_max_ns"].get<double>() / 1e3,
-            r["irq_off_max_ns"].get<double>() / 1e3, r["wall_s"].get<double>());
     return t;
+}
+
+std::string compare_row(const nlohmann::json& r, const nlohmann::json& /*base*/, std::size_t vw) {
+    return fmt::format(
+        "{:<{}} {:>11.3f} {:>8} {:>9} {:>7} {:>9} {:>8} {:>8} {:>9} {:>13.3f} {:>12.3f} {:>7.2f}\n",
+        r["variant"].get<std::string>(), vw, r["sim_time_ns"].get<double>() / 1e6,
+        r["rx_bytes_pasted"].get<std::uint64_t>(), r["rx_bytes_received"].get<std::uint64_t>(),
+        r["rx_lost_bytes"].get<std::uint64_t>(), r["rx_overruns"].get<std::uint64_t>(),
+        r["bytes_written"].get<std::uint64_t>(), r["lost_bytes"].get<std::uint64_t>(),
+        r["uart_irqs"].get<std::uint64_t>(), r["irq_latency_max_ns"].get<double>() / 1e3,
+        r["irq_off_max_ns"].get<double>() / 1e3, r["wall_s"].get<double>());
 }
 
 std::vector<std::pair<std::string, std::string>> summary_rows(const run_result& r) {
@@ -724,7 +725,7 @@ scenario_def tty_paste_scenario() {
     s.default_payload_bytes = 4096;
     s.check_params = check_params;
     s.run = run_tty_paste;
-    s.compare_table = compare_table;
+    s.compare_table = {compare_head, compare_row, nullptr, 8};
     s.summary_rows = summary_rows;
     s.terminal_variants = {"echo", "read"};
     s.terminal_refusal = "reads nothing: the write variant only writes its payload (--terminal goes with "

@@ -79,6 +79,14 @@ case $what in
         "$uartvp" compare earlycon-pl011 --profile vm --payload-bytes 2000 --plugin ./libmy-putc.so |
             tee "$work/compare.txt"
         grep -qE "^my-putc " "$work/compare.txt"
+        # The same plugin through pkg-config alone: compiled against the headers, linked with the
+        # program's symbols left undefined (they resolve when the program loads it).
+        g++ -std=c++17 -shared -fPIC -fvisibility=hidden $cxx_flags "$work/src/my_putc.cpp" \
+            -o "$work/libmy-putc-pc.so" \
+            $(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig:${PKG_CONFIG_PATH:-}" pkg-config --cflags uartvp)
+        "$uartvp" run earlycon-pl011 --plugin "$work/libmy-putc-pc.so" --variant my-putc --payload-bytes 2000 \
+            --json "$work/my-putc-pc.json"
+        grep -q '"outcome": "clean"' "$work/my-putc-pc.json"
         ;;
     soc)
         # Run with no arguments from a directory of no importance; it writes its waves to the temporary

@@ -87,9 +87,13 @@ TEST(Keys, ListDescribesEachKey) {
     ASSERT_NE(at, std::string::npos);
     const std::string section = r.out.substr(at);
     EXPECT_EQ(lines(section), 1 + static_cast<int>(keys().size())) << "one line per key:\n" << section;
+    // One description column, fitting the longest key's name.
+    std::size_t width = 18;
+    for (const key_def& k : keys())
+        width = std::max(width, k.name.size());
     for (const key_def& k : keys()) {
         std::string line = "    " + k.name;
-        line.resize(std::max<std::size_t>(line.size(), 4 + 18), ' ');
+        line.resize(4 + width, ' ');
         line += " " + k.description + "\n";
         EXPECT_NE(section.find(line), std::string::npos) << k.name << ": not in the list as\n" << line;
     }

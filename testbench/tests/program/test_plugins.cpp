@@ -208,3 +208,21 @@ TEST(Plugins, SweepRunsPluginVariantsAsItsRunsDo) {
     EXPECT_EQ(runs[1]["variant"], "literal-v0");
     expect_same_figures(runs[0], runs[1]);
 }
+
+// A plugin's variant named with another scenario: the message says which scenario it belongs to
+// (run, compare and sweep alike); a name no scenario has still points to `list`.
+TEST(Plugins, AVariantOfAnotherScenarioNamesTheScenarioItBelongsTo) {
+    const std::string hint =
+        "unknown variant 'literal-v0' of console-8250 (it is a variant of earlycon-pl011)";
+    for (const std::string& cmd :
+         {"run console-8250 --variant literal-v0", "compare console-8250 --variants literal-v0",
+          "sweep console-8250 --variants literal-v0"}) {
+        const result r = run_uartvp(cmd + " --plugin " + good);
+        EXPECT_EQ(r.code, 2) << cmd;
+        EXPECT_NE(r.err.find(hint), std::string::npos) << cmd << ": " << r.err;
+    }
+    const result none = run_uartvp("run console-8250 --variant nosuch --plugin " + good);
+    EXPECT_NE(none.err.find("unknown variant 'nosuch' of console-8250 (see 'uartvp list')"),
+              std::string::npos)
+        << none.err;
+}

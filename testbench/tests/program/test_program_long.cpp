@@ -281,14 +281,49 @@ TEST(LongRuns, EmittedJobsAreAbsoluteAndCollectNamesAMissingResult) {
     ASSERT_EQ(run_command("cd / && " + jobs.substr(0, jobs.find('\n'))).code, 0);
     const result c = run_uartvp("sweep --collect " + dir + " --json " + dir + "/c.jsonl");
     EXPECT_EQ(c.code, 2) << c.err;
-    EXPECT_NE(c.err.find("run 1 (read hw 200 B) has no result"), std::string::npos) << c.err;
+    EXPECT_NE(c.err.find("run 1 (read hw 200 B), " + dir + "/run-00001.json: no result"), std::string::npos)
+        << c.err;
+    EXPECT_EQ(c.err.find("run 0 "), std::string::npos) << "the run that ran is not named: " << c.err;
     EXPECT_FALSE(std::ifstream(dir + "/c.jsonl").good()) << "no half-collected output";
     // Another run's result in its place is named as stale.
     std::ofstream(dir + "/run-00001.json") << slurp(dir + "/run-00000.json");
     const result stale = run_uartvp("sweep --collect " + dir + " --json " + dir + "/c.jsonl");
     EXPECT_EQ(stale.code, 2) << stale.err;
-    EXPECT_NE(stale.err.find("is not the result of run 1"), std::string::npos) << stale.err;
+    EXPECT_NE(stale.err.find("run 1 (read hw 200 B)"), std::string::npos) << stale.err;
+    EXPECT_NE(stale.err.find("payload is \"generated:100\" in the result, \"generated:200\" in the job"),
+              std::string::npos)
+        << stale.err;
     EXPECT_FALSE(std::ifstream(dir + "/c.jsonl").good());
+    remove_dir(dir);
+}
+
+// Jobs emitted again into the same folder with other --set values, and not run: every result there
+// is stale, and each one whose --set value changed is named with both values (the collect used to
+// label the old results with the new values). The mode is checked the same way.
+TEST(LongRuns, CollectNamesResultsWhoseSetValuesOrModeDifferFromTheirJobs) {
+    const std::string dir = make_tmpdir();
+    const std::string emit = std::string(UARTVP_BIN) +
+                             " sweep tty-paste --variants read --payload-bytes 100 --emit-jobs " + dir +
+                             "/j.txt";
+    ASSERT_EQ(run_command(emit + " --set hog_us=0,2500").code, 0);
+    ASSERT_EQ(run_command("sh " + dir + "/j.txt").code, 0);
+    const std::string collect = "sweep --collect " + dir + " --json " + dir + "/c.jsonl";
+    ASSERT_EQ(run_uartvp(collect).code, 0) << "the jobs as they ran are collected";
+    std::remove((dir + "/c.jsonl").c_str());
+    ASSERT_EQ(run_command(emit + " --set hog_us=0,1000").code, 0);
+    const result r = run_uartvp(collect);
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("run 1 (read hw 100 B hog_us=1000)"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--set hog_us is 2500.0 in the result, 1000.0 in the job"), std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.err.find("run 0 "), std::string::npos) << "hog_us=0 is the same value: " << r.err;
+    EXPECT_NE(r.err.find("1 of 2 results missing or stale"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::ifstream(dir + "/c.jsonl").good()) << "nothing collected";
+    ASSERT_EQ(run_command(emit + " --set hog_us=0,2500 --mode reference").code, 0);
+    const result m = run_uartvp(collect);
+    EXPECT_EQ(m.code, 2) << m.err;
+    EXPECT_NE(m.err.find("mode is \"fast\" in the result, \"reference\" in the job"), std::string::npos)
+        << m.err;
     remove_dir(dir);
 }
 

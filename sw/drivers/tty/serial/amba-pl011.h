@@ -14,29 +14,6 @@
 
 namespace uartvp::sw {
 
-// Registers and bits (include/linux/amba/serial.h).
-constexpr std::uint32_t UART011_IFLS = 0x34, UART011_IMSC = 0x38, UART011_RIS = 0x3C, UART011_MIS = 0x40,
-                        UART011_ICR = 0x44;
-constexpr std::uint32_t UART011_DR_OE = 1u << 11, UART011_DR_BE = 1u << 10, UART011_DR_PE = 1u << 9,
-                        UART011_DR_FE = 1u << 8;
-constexpr std::uint32_t UART01x_FR_RXFE = 1u << 4, UART01x_FR_DCD = 1u << 2, UART01x_FR_DSR = 1u << 1,
-                        UART01x_FR_CTS = 1u << 0;
-constexpr std::uint32_t UART01x_FR_MODEM_ANY = UART01x_FR_DCD | UART01x_FR_DSR | UART01x_FR_CTS;
-constexpr std::uint32_t UART011_CR_RTS = 1u << 11, UART011_CR_DTR = 1u << 10, UART011_CR_RTSEN = 1u << 14;
-// Interrupt bits, the same in IMSC (..IM), RIS, MIS (..IS) and ICR.
-constexpr std::uint32_t UART011_OEIS = 1u << 10, UART011_BEIS = 1u << 9, UART011_PEIS = 1u << 8,
-                        UART011_FEIS = 1u << 7, UART011_RTIS = 1u << 6, UART011_TXIS = 1u << 5,
-                        UART011_RXIS = 1u << 4, UART011_DSRMIS = 1u << 3, UART011_DCDMIS = 1u << 2,
-                        UART011_CTSMIS = 1u << 1, UART011_RIMIS = 1u << 0;
-constexpr std::uint32_t UART011_RTIM = UART011_RTIS, UART011_TXIM = UART011_TXIS, UART011_RXIM = UART011_RXIS;
-// IFLS: RX level in bits 5:3, TX level in bits 2:0 (1/8, 1/4, 1/2, 3/4, 7/8 full).
-constexpr std::uint32_t UART011_IFLS_RX1_8 = 0u << 3, UART011_IFLS_RX2_8 = 1u << 3,
-                        UART011_IFLS_RX4_8 = 2u << 3, UART011_IFLS_RX6_8 = 3u << 3,
-                        UART011_IFLS_RX7_8 = 4u << 3;
-constexpr std::uint32_t UART011_IFLS_TX1_8 = 0, UART011_IFLS_TX2_8 = 1, UART011_IFLS_TX4_8 = 2,
-                        UART011_IFLS_TX6_8 = 3, UART011_IFLS_TX7_8 = 4;
-constexpr std::uint32_t UART01x_LCRH_WLEN_8 = 3u << 5;
-
 constexpr unsigned AMBA_ISR_PASS_LIMIT = 256;
 constexpr unsigned UART_DR_ERROR = UART011_DR_OE | UART011_DR_BE | UART011_DR_PE | UART011_DR_FE;
 constexpr unsigned UART_DUMMY_DR_RX = 1u << 16;

@@ -7,17 +7,10 @@
 
 #include <uartvp/cpu/kernel.h>
 
+#include <uartvp/sw/linux/amba/serial.h>
 #include <uartvp/sw/serial/serial_core.h>
 
 namespace uartvp::sw {
-
-// Register offsets and bits, named as in include/linux/amba/serial.h.
-constexpr std::uint32_t UART01x_DR = 0x00, UART01x_FR = 0x18, UART011_IBRD = 0x24, UART011_FBRD = 0x28,
-                        UART011_LCRH = 0x2C, UART011_CR = 0x30;
-constexpr std::uint32_t UART01x_FR_BUSY = 1u << 3, UART01x_FR_TXFF = 1u << 5, UART011_FR_TXFE = 1u << 7;
-constexpr std::uint32_t UART01x_CR_UARTEN = 1u << 0, UART011_CR_TXE = 1u << 8, UART011_CR_RXE = 1u << 9,
-                        UART011_CR_CTSEN = 1u << 15;
-constexpr std::uint32_t UART01x_LCRH_FEN = 1u << 4;
 
 // The vendor differences the console write honours (struct vendor_data in amba-pl011.c).
 struct vendor_data {

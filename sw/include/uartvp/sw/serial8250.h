@@ -9,22 +9,13 @@
 
 #include <uartvp/cpu/kernel.h>
 
+#include <uartvp/sw/linux/serial_reg.h>
 #include <uartvp/sw/serial/serial_core.h>
 
 namespace uartvp::sw {
 
-// Register offsets and bits, named as in include/uapi/linux/serial_reg.h.
-constexpr unsigned UART_RX = 0, UART_TX = 0, UART_DLL = 0, UART_IER = 1, UART_DLM = 1, UART_IIR = 2,
-                   UART_FCR = 2, UART_LCR = 3, UART_MCR = 4, UART_LSR = 5, UART_MSR = 6, UART_SCR = 7;
-constexpr std::uint8_t UART_LSR_DR = 0x01, UART_LSR_THRE = 0x20, UART_LSR_TEMT = 0x40,
-                       UART_LSR_BOTH_EMPTY = UART_LSR_THRE | UART_LSR_TEMT;
-constexpr std::uint8_t UART_MSR_CTS = 0x10, UART_MSR_ANY_DELTA = 0x0F;
+// The modem status bits the port keeps between reads (drivers/tty/serial/8250/8250.h).
 constexpr std::uint8_t MSR_SAVE_FLAGS = UART_MSR_ANY_DELTA;
-constexpr std::uint8_t UART_FCR_ENABLE_FIFO = 0x01, UART_FCR_CLEAR_RCVR = 0x02, UART_FCR_CLEAR_XMIT = 0x04,
-                       UART_FCR_R_TRIG_10 = 0x80;
-constexpr std::uint8_t UART_LCR_WLEN8 = 0x03, UART_LCR_DLAB = 0x80;
-constexpr std::uint8_t UART_IER_UUE = 0x40; // XScale: UART unit enable, kept by 8250_early
-constexpr std::uint8_t UART_MCR_DTR = 0x01, UART_MCR_RTS = 0x02, UART_MCR_OUT2 = 0x08;
 
 // UPIO_PORT (inb/outb), UPIO_MEM (readb/writeb), UPIO_MEM32 (readl/writel).
 enum class upio { port, mem, mem32 };

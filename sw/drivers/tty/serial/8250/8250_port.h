@@ -17,15 +17,6 @@
 
 namespace uartvp::sw {
 
-// Registers and bits (include/uapi/linux/serial_reg.h).
-constexpr std::uint8_t UART_IER_RDI = 0x01, UART_IER_THRI = 0x02, UART_IER_RLSI = 0x04, UART_IER_MSI = 0x08;
-constexpr std::uint8_t UART_IIR_NO_INT = 0x01, UART_IIR_ID = 0x0E, UART_IIR_THRI = 0x02, UART_IIR_RDI = 0x04,
-                       UART_IIR_RLSI = 0x06, UART_IIR_RX_TIMEOUT = 0x0C;
-constexpr std::uint8_t UART_LSR_OE = 0x02, UART_LSR_PE = 0x04, UART_LSR_FE = 0x08, UART_LSR_BI = 0x10,
-                       UART_LSR_BRK_ERROR_BITS = 0x1E;
-constexpr std::uint8_t UART_FCR_R_TRIG_00 = 0x00, UART_FCR_R_TRIG_01 = 0x40, UART_FCR_R_TRIG_11 = 0xC0,
-                       UART_FCR_TRIGGER_MASK = 0xC0;
-constexpr std::uint8_t UART_MCR_OUT1 = 0x04, UART_MCR_LOOP = 0x10;
 // TIOCM_* modem-control bits (include/uapi/asm-generic/termios.h).
 constexpr unsigned TIOCM_DTR = 0x002, TIOCM_RTS = 0x004, TIOCM_OUT1 = 0x2000, TIOCM_OUT2 = 0x4000,
                    TIOCM_LOOP = 0x8000;
