@@ -700,9 +700,13 @@ module pl011_cosim_tb;
     // waiting, in a process of its own, which Verilator compiles as plain code, not as a coroutine).
     initial begin
         @(negedge clk);
+        if (n_steps > MAX_STEPS) begin
+            $display("FAIL: %0d steps, room for %0d", n_steps, MAX_STEPS);
+            $finish;
+        end
         logging = 1'b1;
         run_steps;
-        if (failures == 0) $display("PASS %0d checks, %0d edges", checks, edge_n);
+        if (failures == 0) $display("PASS %0d checks, %0d steps, %0d edges", checks, n_steps, edge_n);
         else $display("FAIL %0d of %0d checks", failures, checks);
         $finish;
     end
