@@ -996,3 +996,57 @@ TEST(Pl011RxCharacters, MatchThePinWithAccessesAtAnyInstant_LooselyTimed) {
     cfg.loosely_timed = true;
     check_rx_pair(cfg);
 }
+
+// The divider's widest states on the bare RTL, against plain clocking: IBRD 0xFFFF with FBRD 63, whose
+// periods of 65536 cycles use the counter's top bit; one edge standing for 61440 divider cycles
+// (fast_fwd); and, on a quiet UART, the divider's state computed for skipped cycles (div_load) up to
+// where the counter holds 65536.
+TEST(Pl011CoreEquivalence, TheLargestDivisorSkippedMatchesPlainClocking) {
+    auto ref = detail::pl011_rtl::create(32), fast = detail::pl011_rtl::create(32);
+    auto write = [](detail::pl011_rtl& r, std::uint16_t word, std::uint32_t v) {
+        r.in.sel = true;
+        r.in.write = true;
+        r.in.addr = word;
+        r.in.strb = 0xF;
+        r.in.wdata = v;
+        r.edge();
+        r.in.sel = false;
+        r.in.write = false;
+    };
+    for (detail::pl011_rtl* r : {ref.get(), fast.get()}) {
+        r->reset();
+        write(*r, reg::IBRD >> 2, 0xFFFF);
+        write(*r, reg::FBRD >> 2, 63);
+        write(*r, reg::LCR_H >> 2, 0x70); // latches the divisor: the UART is disabled, so at once
+    }
+    auto same = [&](const char* what) {
+        EXPECT_EQ(fast->out().b16_wait, ref->out().b16_wait) << what;
+        EXPECT_EQ(fast->out().b16_acc, ref->out().b16_acc) << what;
+        EXPECT_EQ(fast->out().baud_div, ref->out().baud_div) << what;
+        EXPECT_EQ(fast->out().flags, ref->out().flags) << what;
+        EXPECT_EQ(fast->out().quiet, ref->out().quiet) << what;
+    };
+    ASSERT_EQ(ref->out().baud_div, (0xFFFFu << 6) | 63);
+    ASSERT_EQ(ref->out().b16_wait, 0xFFFFu);
+    for (int i = 0; i < 61440; ++i)
+        ref->edge();
+    fast->in.fast_fwd = 61440;
+    fast->edge();
+    fast->in.fast_fwd = 0;
+    same("61440 divider cycles in one edge");
+    // The cycles up to where the counter holds 65536 (the period after an enable that carried).
+    std::uint64_t k = 0;
+    while (ref->out().b16_wait != 65536 && k < 200000) {
+        ref->edge();
+        ++k;
+    }
+    ASSERT_EQ(ref->out().b16_wait, 65536u);
+    ASSERT_TRUE(fast->out().quiet);
+    fast->skip_divider(k);
+    same("the divider state computed for the skipped cycles");
+    for (int i = 0; i < 70000; ++i) {
+        ref->edge();
+        fast->edge();
+    }
+    same("a period later");
+}

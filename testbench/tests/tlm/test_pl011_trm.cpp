@@ -633,3 +633,66 @@ TEST(Pl011Trm, ANewDivisorWaitsForTheCharacterBeingSent) {
             EXPECT_NEAR(t[10 + k] - t[10], k * slow, 2.0 / 24e6) << "second character, edge " << k;
     });
 }
+
+// The largest divisor, IBRD 0xFFFF with FBRD 63 (3.3.6: IBRD is 16 bits): a Baud16 period of 65535
+// cycles, 65536 when the accumulator carries (63 periods in 64), so a bit lasts 16 * 65535 cycles plus
+// its carries. FR is polled 1.7 ms apart, so that accesses land anywhere inside a period.
+TEST(Pl011Trm, TheLargestDivisorGivesBitsOfSixteenPeriodsOfIbrdOrIbrdPlusOneCycles) {
+    UARTVP_SIM_TEST();
+    run_bench(pl011_config{}, [](pl011_bench& b) {
+        b.wr(reg::IBRD, 0xFFFF);
+        b.wr(reg::FBRD, 63);
+        b.wr(reg::LCR_H, 0x70);
+        b.wr(reg::CR, 0x301);
+        EXPECT_EQ(b.rd(reg::IBRD), 0xFFFFu);
+        b.wr(reg::DR, 0x55, 1); // an edge at every bit boundary
+        unsigned polls = 0;
+        while ((b.rd(reg::FR) & fr::BUSY) && polls < 1000) {
+            b.wait_us(1700);
+            ++polls;
+        }
+        EXPECT_GT(polls, 200u); // 10 bits of 43.7 ms
+        EXPECT_EQ(b.rd(reg::FR) & fr::BUSY, 0u);
+        const std::vector<double> t = edge_times_s(b);
+        ASSERT_EQ(t.size(), 10u);
+        for (std::size_t k = 1; k < t.size(); ++k) {
+            const double cycles = (t[k] - t[k - 1]) * 24e6;
+            EXPECT_GE(cycles, 16 * 65535.0 + 15 - 0.5) << "bit " << k - 1;
+            EXPECT_LE(cycles, 16 * 65536.0 + 0.5) << "bit " << k - 1;
+        }
+    });
+}
+
+// Every TX FIFO entry carries bit 7 (the top data bit) both ways: twice depth + 1 characters written at
+// once, the first into the shift register and the rest filling the FIFO (TXFF), with bit 7 set, then
+// clear; all sent as written.
+void top_bit_through_every_entry(unsigned depth) {
+    pl011_config cfg;
+    cfg.fifo_depth = depth;
+    run_bench(cfg, [depth](pl011_bench& b) {
+        b.setup(115200);
+        for (std::uint32_t top : {0x80u, 0x00u}) {
+            for (std::uint32_t i = 0; i <= depth; ++i)
+                b.wr(reg::DR, top | i, 1);
+            EXPECT_TRUE(b.rd(reg::FR) & fr::TXFF);
+            b.wait_idle();
+        }
+        const auto frames = decode_frames(b.txd_log, programmed_bit_s(24'000'000, 115200), 9);
+        ASSERT_EQ(frames.size(), 2 * (depth + 1));
+        for (std::uint32_t i = 0; i < frames.size(); ++i) {
+            unsigned v = 0;
+            for (unsigned k = 0; k < 8; ++k)
+                v |= unsigned(frames[i].bits[k]) << k;
+            EXPECT_EQ(v, (i <= depth ? 0x80 : 0x00) | i % (depth + 1)) << "character " << i;
+            EXPECT_EQ(frames[i].bits[8], 1) << "stop bit of character " << i;
+        }
+    });
+}
+TEST(Pl011Trm, EveryTxFifoEntryCarriesTheTopDataBitBothWays_Depth32) {
+    UARTVP_SIM_TEST();
+    top_bit_through_every_entry(32);
+}
+TEST(Pl011Trm, EveryTxFifoEntryCarriesTheTopDataBitBothWays_Depth16) {
+    UARTVP_SIM_TEST();
+    top_bit_through_every_entry(16);
+}

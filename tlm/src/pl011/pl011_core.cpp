@@ -23,10 +23,35 @@
 #include "Vpl011_d32t___024root.h"
 #include "verilated.h"
 #include "verilated_vcd_c.h"
+#if UARTVP_RTL_COVERAGE
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "verilated_cov.h"
+#endif
 
 namespace uartvp::detail {
 
 namespace {
+
+#if UARTVP_RTL_COVERAGE
+// Coverage builds (UARTVP_RTL_COVERAGE, scripts/rtl-coverage): each model's counts go to a file of their
+// own, in $UARTVP_RTL_COVERAGE_DIR or else the working directory, named after the process, the copy of
+// this code (a test binary links the engine itself and has a second copy inside libuartvp) and the
+// model's number in that copy; verilator_coverage merges the files.
+void write_coverage(VerilatedContext& ctx) {
+    static std::atomic<unsigned> serial{0};
+    const char* dir = std::getenv("UARTVP_RTL_COVERAGE_DIR");
+    char copy[2 * sizeof(void*) + 1];
+    std::snprintf(copy, sizeof copy, "%zx", reinterpret_cast<std::size_t>(&serial));
+    const std::string path = std::string(dir && *dir ? dir : ".") + "/coverage-" +
+                             std::to_string(::getpid()) + "-" + copy + "-" + std::to_string(serial++) +
+                             ".dat";
+    ctx.coveragep()->write(path.c_str());
+}
+#endif
 
 // The file under Verilator's VCD writer, keeping a write failure (a full disk) instead of letting the
 // writer see it: Verilator 5.006 reports one through its fatal handler while holding the trace's own
@@ -82,6 +107,9 @@ public:
     ~verilated_pl011() override {
         end_trace();
         m_model->final();
+#if UARTVP_RTL_COVERAGE
+        write_coverage(*m_ctx);
+#endif
     }
     void open_trace(const std::string& path, const std::string& timescale) override {
         if constexpr (traced) {
@@ -141,7 +169,9 @@ public:
 
 private:
     using clock = std::chrono::steady_clock;
-    clock::time_point start() const { return measure_eval_time ? clock::now() : clock::time_point(); }
+    clock::time_point start() const {
+        return measure_eval_time ? clock::now() : clock::time_point();
+    }
     void stop(clock::time_point t0) {
         if (measure_eval_time) eval_seconds += std::chrono::duration<double>(clock::now() - t0).count();
     }
