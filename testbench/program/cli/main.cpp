@@ -231,16 +231,11 @@ void apply_sets(const scenario_def& s, const run_options& o, bool need_variant, 
 // the scenario's size); a run counts what it has read for its progress.
 void choose_payload(const scenario_def& s, const run_options& o, bool need_variant, run_request& rq) {
     const std::size_t bytes = payload_bytes_value(o);
-    if (!o.payload_file.empty()) {
+    rq.payload_source = payload_source(o.payload_file, bytes, s.default_payload_bytes, rq.profile);
+    if (!o.payload_file.empty())
         rq.payload = file_payload(o.payload_file);
-        rq.payload_source = o.payload_file;
-    } else if (!bytes && s.default_payload_bytes == 0) {
-        rq.payload_source = "calibrated:" + rq.profile;
-    } else {
-        const std::size_t n = bytes ? bytes : s.default_payload_bytes;
-        rq.payload = generated_payload(n);
-        rq.payload_source = "generated:" + std::to_string(n);
-    }
+    else if (bytes || s.default_payload_bytes)
+        rq.payload = generated_payload(bytes ? bytes : s.default_payload_bytes);
     if (need_variant && rq.payload) {
         struct stat st {};
         const std::uint64_t total = !o.payload_file.empty()

@@ -10,8 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "workloads/bootlog.h"
 #include "cli/params.h"
+#include "workloads/bootlog.h"
 
 namespace uartvp::program {
 
@@ -106,6 +106,13 @@ std::unique_ptr<payload_reader> file_payload(const std::string& path) {
         throw usage_error(why.empty() ? "payload " + name + " is empty" : why);
     }
     return reader;
+}
+
+std::string payload_source(const std::string& file, std::size_t bytes, std::size_t default_bytes,
+                           const std::string& profile) {
+    if (!file.empty()) return file;
+    if (!bytes && default_bytes == 0) return "calibrated:" + profile;
+    return "generated:" + std::to_string(bytes ? bytes : default_bytes);
 }
 
 } // namespace uartvp::program

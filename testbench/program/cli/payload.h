@@ -25,4 +25,10 @@ std::unique_ptr<payload_reader> generated_payload(std::size_t bytes);
 // being opened for reading), readable and not empty. Throws usage_error naming the problem.
 std::unique_ptr<payload_reader> file_payload(const std::string& path);
 
+// How a run's JSON names its payload ("payload"): the file as given, "generated:N" (--payload-bytes N,
+// else the scenario's default size), or "calibrated:PROFILE" (no size: the profile's own workload).
+// `bytes` 0: not given. One place, for `run` and for `sweep --collect`, which checks results by it.
+std::string payload_source(const std::string& file, std::size_t bytes, std::size_t default_bytes,
+                           const std::string& profile);
+
 } // namespace uartvp::program

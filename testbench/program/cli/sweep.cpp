@@ -20,6 +20,7 @@
 #include "cli/jobs.h"
 #include "cli/outputs.h"
 #include "cli/params.h"
+#include "cli/payload.h"
 #include "cli/progress.h"
 #include "cli/stop.h"
 #include "scenarios/scenario.h"
@@ -275,11 +276,9 @@ expected_run expect(const scenario_def& s, const nlohmann::json& manifest, const
         if (auto err = prm.set(k, v)) throw usage_error("--collect: the manifest's --set: " + *err);
         e.params[k] = prm.to_json().at(k);
     }
-    const std::string file = manifest.at("payload_file").get<std::string>();
-    e.payload = !file.empty()                  ? file
-                : !p.payload_bytes.empty()     ? "generated:" + p.payload_bytes
-                : s.default_payload_bytes == 0 ? "calibrated:" + p.profile
-                                               : "generated:" + std::to_string(s.default_payload_bytes);
+    e.payload = payload_source(manifest.at("payload_file").get<std::string>(),
+                               p.payload_bytes.empty() ? 0 : std::stoull(p.payload_bytes),
+                               s.default_payload_bytes, p.profile);
     return e;
 }
 
