@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Invariants of the PL011 RTL, checked by scripts/rtl-formal (Yosys read_verilog -formal, yosys-smtbmc).
 //
-// One DUT (two for CHECK_INTERRUPTS) driven by free inputs from a reset: every register access, line and
+// One DUT driven by free inputs from a reset: every register access, line and
 // modem level and reset an integrator can apply. Edges may also be valid skips (skip_ticks / fast_fwd
 // as the RTL's validity outputs allow them, as the TLM wrapper uses them): pl011_miter.sv proves those
 // equal to plain clocking, and they take the bounded search to states a plain 40-edge run cannot reach
@@ -20,7 +20,6 @@ module pl011_props #(
     input logic        sel,
     input logic        write,
     input logic [9:0]  addr,
-    input logic [9:0]  addr2,     // the second instance's address on edges without an access
     input logic [3:0]  strb,
     input logic [31:0] wdata,
     input logic        rxd,
@@ -39,8 +38,8 @@ module pl011_props #(
         A_IBRD = 10'h009, A_FBRD = 10'h00A, A_LCRH = 10'h00B, A_CR = 10'h00C, A_IFLS = 10'h00D,
         A_IMSC = 10'h00E, A_RIS = 10'h00F, A_MIS = 10'h010, A_ICR = 10'h011, A_DMACR = 10'h012;
 
-    logic [31:0] rdata, rdata2;
-    logic rd_err, wr_err, txd, nrts, ndtr, nout1, nout2, intr, intr2;
+    logic [31:0] rdata;
+    logic rd_err, wr_err, txd, nrts, ndtr, nout1, nout2, intr;
     logic txdmasreq, txdmabreq, rxdmasreq, rxdmabreq;
     logic [5:0] tx_level, rx_level, b16_acc;
     logic [8:0] flags;
@@ -144,38 +143,35 @@ module pl011_props #(
             // A character written into room sets it at once.
             if ($past(acc_wr && addr == A_DR && strb[0] && !txff)) assert (busy);
             // It falls only where a character ends with the FIFO empty (the end of its stop bits, TXD
-            // high), or where clearing FEN flushes a FIFO no character is leaving.
+            // high; a skip with TXD unseen passes the stop bit's edge, so there TXD still shows an
+            // earlier bit), or where clearing FEN flushes a FIFO no character is leaving.
             if ($past(busy) && !busy)
-                assert (($past(tx_in_char) && !tx_in_char && $past(txd) && tx_level == 0)
+                assert (($past(tx_in_char) && !tx_in_char && ($past(txd) || $past(txd_unseen)) && tx_level == 0)
                         || ($past(acc_wr && addr == A_LCRH && strb[0] && !wdata[4]) && !$past(tx_in_char)));
         end
     end endgenerate
 
     // ------------------------------------------------------------ 3: interrupts
-    // A second instance, fed the same inputs, reads another register on edges without an access (the
-    // address changes nothing then, which check 6 covers from the other side): MIS from one, RIS from the
-    // other, at the same state. TRM 3.3.12/3.3.13: MIS = RIS AND IMSC; 2.8: UARTINTR is the OR of the
-    // individual masked interrupts (RX, TX, RT, the four modem ones and the four error ones).
+    // TRM 3.3.12/3.3.13: MIS = RIS AND IMSC; 2.8: UARTINTR is the OR of the individual masked interrupts
+    // (RX, TX, RT, the four modem ones and the four error ones). One instance reads one register at a
+    // time, so MIS is compared with RIS read one edge before, across an edge that changes nothing
+    // (no access, no Baud16 enable, no skip, inputs settled: what check 6 proves leaves every read as
+    // it was).
     generate if (CHECK == 3) begin : g_irq
-        wire [9:0] addr_b = sel ? addr : addr2;
-        logic [31:0] rd_b;
-        logic intr_b;
-        pl011 #(.FIFO_DEPTH(FIFO_DEPTH)) dut2 (
-            .clk, .rst_n, .sel, .write, .addr(addr_b), .strb, .wdata, .rdata(rd_b), .rd_err(), .wr_err(),
-            .txd(), .rxd, .ncts, .ndsr, .ndcd, .nri, .nrts(), .ndtr(), .nout1(), .nout2(), .intr(intr_b),
-            .txdmasreq(), .txdmabreq(), .rxdmasreq(), .rxdmabreq(), .txdmaclr, .rxdmaclr,
-            .tx_level(), .rx_level(), .flags(),
-            .fast_fwd, .skip_ticks, .div_load(1'b0), .rxd_load(1'b0), .div_cnt(17'd0), .div_acc(6'd0),
-            .b16_wait(), .b16_acc(), .baud_div(), .ev_ticks(), .out_ticks(), .reg_ticks(), .busy_ticks(),
-            .rx_busy(), .rx_frame_ticks(), .synced(), .quiet(), .txd_unseen, .tx_started(), .tx_line_bits(),
-            .tx_bits_left(), .tx_in_char(), .tx_format());
+        logic [10:0] ris_q;
+        logic ris_read_quiet = 1'b0;
+        always_ff @(posedge clk) begin
+            ris_q <= rdata[10:0];
+            ris_read_quiet <= started && rst_n && !sel && addr == A_RIS && synced && b16_wait != 17'd1
+                              && !skipping;
+        end
         always_comb if (started) begin
-            assert (intr_b == intr);
-            if (!sel && addr == A_MIS && addr2 == A_RIS) begin
-                assert (rdata[31:11] == 0 && rdata[10:0] == (rd_b[10:0] & m_imsc));
-                assert (intr == |rdata[10:0]);
+            if (addr == A_RIS) assert (rdata[31:11] == 0 && intr == |(rdata[10:0] & m_imsc));
+            if (addr == A_MIS) begin
+                assert (rdata[31:11] == 0 && (rdata[10:0] & ~m_imsc) == 0 && intr == |rdata[10:0]);
                 // The error interrupt pauses the RX DMA requests under DMAONERR (2.7).
                 if (m_dmacr[2] && |rdata[10:7]) assert (!rxdmasreq && !rxdmabreq);
+                if (ris_read_quiet && rst_n && !sel) assert (rdata[10:0] == (ris_q & m_imsc));
             end
             if (addr == A_IMSC) assert (rdata == {21'b0, m_imsc});
         end
@@ -265,7 +261,8 @@ module pl011_props #(
             assert (baud_div == $past(baud_div) && b16_acc == $past(b16_acc) && !tx_started);
             assert (tx_line_bits == $past(tx_line_bits) && tx_bits_left == $past(tx_bits_left));
             assert (tx_in_char == $past(tx_in_char) && tx_format == $past(tx_format) && rx_busy == $past(rx_busy));
-            if (baud_div != 0) assert (b16_wait == $past(b16_wait) - 17'd1);
+            // The divider runs while the latched IBRD is valid (non-zero), whatever FBRD holds.
+            if (baud_div[21:6] != 0) assert (b16_wait == $past(b16_wait) - 17'd1);
             else assert (b16_wait == 0);
         end
     end endgenerate
