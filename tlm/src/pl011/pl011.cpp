@@ -415,13 +415,13 @@ bool pl011::drive_outputs(const detail::pl011_outputs& out) {
     if (all || o.rxdmabreq != s.rxdmabreq) write_if_bound(rxdmabreq, o.rxdmabreq);
     if (all || o.tx_level != s.tx_level) tx_fifo_level.write(o.tx_level);
     if (all || o.rx_level != s.rx_level) rx_fifo_level.write(o.rx_level);
-    if (all || (o.flags & 0xF8) != (s.flags & 0xF8)) {
-        busy.write(o.flags & 0x08);
-        rxfe.write(o.flags & 0x10);
-        txff.write(o.flags & 0x20);
-        rxff.write(o.flags & 0x40);
-        txfe.write(o.flags & 0x80);
-    }
+    // Each flag alone: a character's start or end moves one or two of them.
+    const unsigned flips = all ? 0xF8u : (o.flags ^ s.flags) & 0xF8u;
+    if (flips & 0x08) busy.write(o.flags & 0x08);
+    if (flips & 0x10) rxfe.write(o.flags & 0x10);
+    if (flips & 0x20) txff.write(o.flags & 0x20);
+    if (flips & 0x40) rxff.write(o.flags & 0x40);
+    if (flips & 0x80) txfe.write(o.flags & 0x80);
     m_impl->shown = o;
     return changed;
 }
