@@ -49,7 +49,18 @@ private:
     const segment& segment_of_edge(std::uint64_t n) const;
     const segment& segment_of_units(std::uint64_t u) const;
 
+    // An sc_time of `u` resolution units. Below 2^52 units it is built inline from a double, which
+    // holds such a count exactly (as does 1.0 * u + 0.5, truncated back): sc_time::from_value() is a call
+    // into the kernel's library per edge time asked for.
+    sc_core::sc_time units(std::uint64_t u) const {
+        if (u >= (std::uint64_t(1) << 52)) return sc_core::sc_time::from_value(u);
+        sc_core::sc_time t = m_unit;
+        t *= static_cast<double>(static_cast<std::int64_t>(u)); // one instruction from a signed count
+        return t;
+    }
+
     std::uint64_t m_units_per_s; // time-resolution units per second
+    sc_core::sc_time m_unit;     // one resolution unit
     segment m_seg;               // in force
     std::vector<segment> m_past; // earlier segments, oldest first (empty while the clock never changed)
 };
