@@ -19,8 +19,13 @@ public:
 
     // The frequency in force from the last change on.
     std::uint64_t hz() const { return m_seg.hz; }
-    // Time of edge n (edge 0 is at time 0).
-    sc_core::sc_time time_of(std::uint64_t n) const;
+    // Time of edge n (edge 0 is at time 0). Inline for an edge of the frequency in force whose
+    // product fits 64 bits (asked for several times per character); else time_of_any().
+    sc_core::sc_time time_of(std::uint64_t n) const {
+        if (n >= m_seg.n0 && n - m_seg.n0 < m_seg.n_limit)
+            return units(m_seg.u0 + ((n - m_seg.n0) * m_seg.num * 2 + m_seg.den) / (m_seg.den * 2));
+        return time_of_any(n);
+    }
     // First edge at or after t.
     std::uint64_t edge_at_or_after(const sc_core::sc_time& t) const;
     // Last edge at or before t.
@@ -46,6 +51,7 @@ private:
         std::uint64_t before(std::uint64_t u) const;   // last edge (relative) at or before u (relative)
     };
     segment make(std::uint64_t hz) const;
+    sc_core::sc_time time_of_any(std::uint64_t n) const;
     const segment& segment_of_edge(std::uint64_t n) const;
     const segment& segment_of_units(std::uint64_t u) const;
 

@@ -86,7 +86,7 @@ std::uint64_t cycle_clock::segment::before(std::uint64_t u) const {
     return static_cast<std::uint64_t>((u128(2) * den * u + den - 1) / (u128(2) * num));
 }
 
-sc_core::sc_time cycle_clock::time_of(std::uint64_t n) const {
+sc_core::sc_time cycle_clock::time_of_any(std::uint64_t n) const {
     const segment& s = segment_of_edge(n);
     return units(s.u0 + s.units_of(n - s.n0));
 }
