@@ -216,14 +216,16 @@ public:
         }
         m_model->clk = 1;
         if constexpr (eval_steps<root_t>::known && knows_last_clock<root_t>::value && !traced) {
-            if (inputs_changed)
+            if (inputs_changed) {
                 m_model->eval();
-            else
-                eval_steps<root_t>::run(m_model->rootp);
+                ++evals;
+            } else {
+                eval_steps<root_t>::run(m_model->rootp); // not an eval() call: not counted
+            }
         } else {
             m_model->eval();
+            ++evals;
         }
-        ++evals;
         in.div_load = false; // the edge has taken the divider state handed to it
         in.rxd_load = false;
         collect();
