@@ -2,7 +2,9 @@
 // The benchmark: runs the standard workloads, each simulation in a child process of its own, and
 // prints simulated time, wall and CPU time, their ratio, transactions and RTL cycles per wall second,
 // peak memory and where the wall time went, with every speed-up a ratio measured side by side in this run.
-//   uartvp-bench [--quick] [--json FILE]
+//   uartvp-bench [--quick] [--instructions] [--json FILE]
+// --instructions adds instructions per character, counted under callgrind (valgrind): deterministic, unlike
+// wall time, so that a change's cost shows on a noisy machine.
 // Workloads compared with each other run in rounds, in turn (A B C, then C B A, ...), so that the runs of
 // one round share the machine's load of the moment; a ratio is the median of the per-round ratios (the
 // ratio of the medians against a side that ran fewer rounds), shown with its spread. Exit code 0; 1 if two
@@ -357,20 +359,107 @@ nlohmann::json to_json(const ratio& q) {
             {"results_identical", q.differ.empty()}};
 }
 
+
+// ---- instructions per character, under callgrind
+
+// valgrind's path on PATH, or "" if there is none.
+std::string find_on_path(const std::string& name) {
+    const char* path = std::getenv("PATH");
+    std::string p = path ? path : "";
+    for (std::size_t i = 0; i <= p.size();) {
+        const std::size_t j = std::min(p.find(':', i), p.size());
+        const std::string dir = j > i ? p.substr(i, j - i) : ".";
+        const std::string f = dir + "/" + name;
+        if (access(f.c_str(), X_OK) == 0) return f;
+        i = j + 1;
+    }
+    return "";
+}
+
+// The instructions one run of the workload (with `bytes` for its payload) executes, counted by callgrind,
+// and the characters it wrote (pasted); false if the run failed.
+bool count_instructions(const std::string& valgrind, const workload& w, std::uint64_t& instructions,
+                        double& chars) {
+    char tmpl[] = "/tmp/uartvp-bench-cg-XXXXXX";
+    if (!mkdtemp(tmpl)) return false;
+    temp_path dir{tmpl};
+    const std::string out = dir.path + "/callgrind.out", json = dir.path + "/run.json";
+    std::vector<std::string> argv{valgrind, "--tool=callgrind", "--callgrind-out-file=" + out};
+    argv.insert(argv.end(), w.argv.begin(), w.argv.end());
+    argv.insert(argv.end(), {"--json", json});
+    std::fflush(stdout);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        if (!std::freopen("/dev/null", "w", stdout) || !std::freopen("/dev/null", "w", stderr)) _exit(3);
+        std::vector<char*> a;
+        for (std::string& x : argv)
+            a.push_back(x.data());
+        a.push_back(nullptr);
+        execv(a[0], a.data());
+        _exit(3);
+    }
+    int status = 0;
+    if (pid <= 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) > 1)
+        return false;
+    nlohmann::json r;
+    {
+        std::ifstream f(json);
+        r = nlohmann::json::parse(f, nullptr, false);
+    }
+    if (!r.is_object() || !r.contains("bytes_written")) return false;
+    chars = r.contains("rx_bytes_pasted") && r["rx_bytes_pasted"].get<double>() > 0
+                ? r["rx_bytes_pasted"].get<double>()
+                : r["bytes_written"].get<double>();
+    // callgrind's file: "summary: N" (or "totals: N") with the instructions of the whole run.
+    std::ifstream f(out);
+    std::string line;
+    instructions = 0;
+    while (std::getline(f, line))
+        if (line.rfind("summary:", 0) == 0 || line.rfind("totals:", 0) == 0)
+            instructions = std::stoull(line.substr(line.find(':') + 1));
+    return instructions > 0;
+}
+
+// Instructions per character of a workload: the difference between a run of `bytes` and one of a fifth
+// of that, over the difference in characters, so that start-up (loading, elaboration, the payload's
+// generation) does not count.
+struct instruction_count {
+    std::string name;
+    double per_char = 0;
+    std::uint64_t total = 0; // the larger run's
+    double chars = 0;
+};
+
+bool per_character(const std::string& valgrind, const std::string& name,
+                   workload (*make)(std::size_t bytes), std::size_t bytes, instruction_count& c) {
+    std::uint64_t big = 0, small = 0;
+    double big_chars = 0, small_chars = 0;
+    if (!count_instructions(valgrind, make(bytes), big, big_chars) ||
+        !count_instructions(valgrind, make(bytes / 5), small, small_chars) || big_chars <= small_chars)
+        return false;
+    c.name = name;
+    c.total = big;
+    c.chars = big_chars;
+    c.per_char = (static_cast<double>(big) - static_cast<double>(small)) / (big_chars - small_chars);
+    return true;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
     const auto bench0 = std::chrono::steady_clock::now();
-    bool quick = false;
+    bool quick = false, instructions = false;
     std::string json_path;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--quick")
             quick = true;
+        else if (a == "--instructions")
+            instructions = true;
         else if (a == "--json" && i + 1 < argc)
             json_path = argv[++i];
         else {
-            std::fprintf(stderr, "usage: uartvp-bench [--quick] [--json FILE]\n");
+            std::fprintf(stderr, "usage: uartvp-bench [--quick] [--instructions] [--json FILE]\n");
             return 2;
         }
     }
@@ -544,6 +633,41 @@ int main(int argc, char** argv) {
         "per character written (tty-paste: pasted). trans: TLM transactions; steps: SystemC time steps; "
         "deltas: delta cycles (each activates one process or more); wakes: activations of the PL011's "
         "processes (idle: those that changed no output); evals: RTL eval() calls\n");
+    nlohmann::json counted = nlohmann::json::array();
+    if (instructions) {
+        // Deterministic: one pair of runs each (5 KB and 1 KB), after the timed rounds (callgrind runs
+        // them about 50 times slower, on one core).
+        const std::string valgrind = find_on_path("valgrind");
+        if (valgrind.empty()) {
+            fmt::print("\ninstructions per character: skipped, valgrind is not on PATH\n");
+        } else {
+            fmt::print("\ninstructions per character (callgrind; a 5 KB run less a 1 KB run, over their "
+                       "difference in characters):\n");
+            struct item {
+                const char* name;
+                workload (*make)(std::size_t);
+            };
+            const item items[] = {
+                {"earlycon v0 hw 5 KB",
+                 [](std::size_t n) { return uartvp("", "v0", "hw", n, "fast", 1); }},
+                {"tty-paste read hw 5 KB", [](std::size_t n) { return tty_paste("", "read", "hw", n, 1); }},
+                {"8250 fifo pc 5 KB", [](std::size_t n) { return console_8250("", n, 1); }},
+            };
+            for (const item& it : items) {
+                instruction_count c;
+                if (!per_character(valgrind, it.name, it.make, 5000, c)) {
+                    fmt::print("  {:<58} failed under valgrind\n", it.name);
+                    continue;
+                }
+                fmt::print("  {:<58} {:>8.0f}  ({} instructions, {:.0f} characters)\n", c.name, c.per_char,
+                           c.total, c.chars);
+                counted.push_back({{"name", c.name},
+                                   {"instructions_per_char", c.per_char},
+                                   {"instructions", c.total},
+                                   {"chars", c.chars}});
+            }
+        }
+    }
     const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - bench0).count();
     fmt::print("\n{} child runs in {:.1f} s{}\n", g_child_runs, total,
                differ ? "; SIMULATED RESULTS DIFFER between runs that must agree (marked above)" : "");
@@ -551,6 +675,7 @@ int main(int argc, char** argv) {
         const nlohmann::json doc{{"runs", all},
                                  {"ratios", ratios},
                                  {"quick", quick},
+                                 {"instructions", counted},
                                  {"child_runs", g_child_runs},
                                  {"bench_wall_s", total}};
         std::ofstream f(g_json_tmp.path);

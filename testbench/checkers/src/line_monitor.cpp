@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <uartvp/line_monitor.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -187,7 +188,7 @@ void line_monitor::line_level(const sc_core::sc_time& t, bool level) {
     if (m_ahead && sc_core::sc_time_stamp() <= m_ahead_last && t <= m_ahead_last) {
         m_state = m_ahead_state;
         m_cursor = m_ahead_cursor;
-        m_busy = false;
+        m_busy = m_state == state::start_bit; // within the frame, before its start bit's decision
         m_ahead = false;
         m_recheck.notify(sc_core::SC_ZERO_TIME);
     }
@@ -275,11 +276,25 @@ void line_monitor::run_feed() {
         }
         case state::start_bit: {
             const sc_core::sc_time at = m_frame_start + m_offsets[0];
+            const bool high = feed_before(at);
             if (at > now) {
-                next_trigger(at - now, m_recheck);
-                return;
+                if (high) { // a glitch so far: decided at its time (a frame may start right after)
+                    next_trigger(at - now, m_recheck);
+                    return;
+                }
+                // Low at its middle as reported: taken now, without a wake of its own. Only a report
+                // that changes the line before then can undo it, and such a report takes the decision
+                // again (line_level()).
+                if (!m_ahead || now > m_ahead_last) {
+                    m_ahead = true;
+                    m_ahead_state = m_state;
+                    m_ahead_cursor = m_cursor;
+                }
+                m_ahead_last = std::max(m_ahead_last, at);
+                m_state = state::last_bit;
+                continue;
             }
-            if (feed_before(at)) { // start bit high at its middle: a glitch, not a frame
+            if (high) { // start bit high at its middle: a glitch, not a frame
                 ++m_false_starts;
                 m_busy = false;
                 m_state = state::idle;

@@ -65,6 +65,17 @@ void rx_injector::drive_at(const sc_core::sc_time& t, bool v) {
     m_level = v; // the signal shows it only after the update phase
 }
 
+const std::vector<sc_core::sc_time>& rx_injector::edge_offsets(double baud, unsigned bits) {
+    if (baud != m_offsets_baud || bits != m_offsets_bits || m_offsets.empty()) {
+        m_offsets.clear();
+        for (unsigned k = 0; k <= bits; ++k)
+            m_offsets.push_back(ps_time(bit_offset_ps(baud, 2ull * k)));
+        m_offsets_baud = baud;
+        m_offsets_bits = bits;
+    }
+    return m_offsets;
+}
+
 void rx_injector::send_item(const item& it) {
     const double baud = it.baud;
     const serial_format& fmt = it.fmt;
@@ -105,8 +116,9 @@ void rx_injector::send_item(const item& it) {
             c.parity = fmt.has_parity();
             c.stop_bits = fmt.stop_bits;
             c.data = static_cast<std::uint8_t>(data & ((1u << fmt.data_bits) - 1));
+            const std::vector<sc_core::sc_time>& offsets = edge_offsets(baud, n);
             for (k = 0; k <= n; ++k) {
-                c.edge[k] = char_start + ps_time(bit_offset_ps(baud, 2ull * k));
+                c.edge[k] = char_start + offsets[k];
                 if (k < n && bits[k]) c.levels = static_cast<std::uint16_t>(c.levels | (1u << k));
             }
             wait_until(char_start);

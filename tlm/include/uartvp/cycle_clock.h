@@ -19,8 +19,13 @@ public:
 
     // The frequency in force from the last change on.
     std::uint64_t hz() const { return m_seg.hz; }
-    // Time of edge n (edge 0 is at time 0).
-    sc_core::sc_time time_of(std::uint64_t n) const;
+    // Time of edge n (edge 0 is at time 0). Inline for an edge of the frequency in force whose
+    // product fits 64 bits (asked for several times per character); else time_of_any().
+    sc_core::sc_time time_of(std::uint64_t n) const {
+        if (n >= m_seg.n0 && n - m_seg.n0 < m_seg.n_limit)
+            return units(m_seg.u0 + ((n - m_seg.n0) * m_seg.num * 2 + m_seg.den) / (m_seg.den * 2));
+        return time_of_any(n);
+    }
     // First edge at or after t.
     std::uint64_t edge_at_or_after(const sc_core::sc_time& t) const;
     // Last edge at or before t.
@@ -46,10 +51,22 @@ private:
         std::uint64_t before(std::uint64_t u) const;   // last edge (relative) at or before u (relative)
     };
     segment make(std::uint64_t hz) const;
+    sc_core::sc_time time_of_any(std::uint64_t n) const;
     const segment& segment_of_edge(std::uint64_t n) const;
     const segment& segment_of_units(std::uint64_t u) const;
 
+    // An sc_time of `u` resolution units. Below 2^52 units it is built inline from a double, which
+    // holds such a count exactly (as does 1.0 * u + 0.5, truncated back): sc_time::from_value() is a call
+    // into the kernel's library per edge time asked for.
+    sc_core::sc_time units(std::uint64_t u) const {
+        if (u >= (std::uint64_t(1) << 52)) return sc_core::sc_time::from_value(u);
+        sc_core::sc_time t = m_unit;
+        t *= static_cast<double>(static_cast<std::int64_t>(u)); // one instruction from a signed count
+        return t;
+    }
+
     std::uint64_t m_units_per_s; // time-resolution units per second
+    sc_core::sc_time m_unit;     // one resolution unit
     segment m_seg;               // in force
     std::vector<segment> m_past; // earlier segments, oldest first (empty while the clock never changed)
 };

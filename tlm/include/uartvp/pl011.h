@@ -166,7 +166,7 @@ private:
     unsigned transport_dbg(tlm::tlm_generic_payload& tx);
     bool get_direct_mem_ptr(tlm::tlm_generic_payload& tx, tlm::tlm_dmi& dmi);
     void run();
-    void sample_inputs();
+    void sample_inputs(const sc_core::sc_time& now); // now: sc_time_stamp()
     void rxd_changed();
     void note_rxd();
     void release_rx(const sc_core::sc_time& now);

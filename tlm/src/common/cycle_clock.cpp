@@ -13,6 +13,7 @@ using u128 = unsigned __int128;
 
 cycle_clock::cycle_clock(std::uint64_t hz)
     : m_units_per_s(sc_core::sc_time(1, sc_core::SC_SEC).value())
+    , m_unit(sc_core::sc_time::from_value(1))
     , m_seg(make(hz)) {}
 
 cycle_clock::segment cycle_clock::make(std::uint64_t hz) const {
@@ -48,7 +49,7 @@ void cycle_clock::set_hz(std::uint64_t from, std::uint64_t hz) {
 }
 
 sc_core::sc_time cycle_clock::period() const {
-    return sc_core::sc_time::from_value(m_seg.units_of(1));
+    return units(m_seg.units_of(1));
 }
 
 const cycle_clock::segment& cycle_clock::segment_of_edge(std::uint64_t n) const {
@@ -85,9 +86,9 @@ std::uint64_t cycle_clock::segment::before(std::uint64_t u) const {
     return static_cast<std::uint64_t>((u128(2) * den * u + den - 1) / (u128(2) * num));
 }
 
-sc_core::sc_time cycle_clock::time_of(std::uint64_t n) const {
+sc_core::sc_time cycle_clock::time_of_any(std::uint64_t n) const {
     const segment& s = segment_of_edge(n);
-    return sc_core::sc_time::from_value(s.u0 + s.units_of(n - s.n0));
+    return units(s.u0 + s.units_of(n - s.n0));
 }
 
 std::uint64_t cycle_clock::edge_at_or_after(const sc_core::sc_time& t) const {

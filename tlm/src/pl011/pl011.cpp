@@ -309,7 +309,7 @@ void pl011::reset() {
     detail::pl011_core& core = m_impl->core;
     detail::pl011_inputs& in = core.inputs();
     const sc_time now = sc_time_stamp();
-    sample_inputs();
+    sample_inputs(now);
     const std::uint64_t present = m_clock.edge_at_or_before(now);
     core.catch_up(present);
     const std::uint64_t at = std::max(core.cycle(), present) + 1;
@@ -324,9 +324,9 @@ void pl011::reset() {
     m_wake.notify(m_clock.time_of(at) - now);
 }
 
-void pl011::sample_inputs() {
+void pl011::sample_inputs(const sc_time& now) {
     detail::pl011_inputs& in = m_impl->core.inputs();
-    release_rx(sc_time_stamp());
+    if (!m_impl->rx_future.empty()) release_rx(now);
     // In fast mode RXD goes its own way (note_rxd): the engine holds and loads it.
     const bool rxd_here = m_cfg.clock_every_cycle;
     const bool v_rst = read_or(nreset, true) && !read_or(rst, false),
@@ -337,7 +337,7 @@ void pl011::sample_inputs() {
         v_ri == in.nri && v_txclr == in.txdmaclr && v_rxclr == in.rxdmaclr)
         return;
     // An input that changes at time t is seen by the edges after t; the edges up to t saw the old value.
-    m_impl->core.catch_up(m_clock.edge_at_or_before(sc_time_stamp()));
+    m_impl->core.catch_up(m_clock.edge_at_or_before(now));
     in.rst_n = v_rst;
     if (rxd_here) in.rxd = v_rxd;
     in.ncts = v_cts;
@@ -415,13 +415,13 @@ bool pl011::drive_outputs(const detail::pl011_outputs& out) {
     if (all || o.rxdmabreq != s.rxdmabreq) write_if_bound(rxdmabreq, o.rxdmabreq);
     if (all || o.tx_level != s.tx_level) tx_fifo_level.write(o.tx_level);
     if (all || o.rx_level != s.rx_level) rx_fifo_level.write(o.rx_level);
-    if (all || (o.flags & 0xF8) != (s.flags & 0xF8)) {
-        busy.write(o.flags & 0x08);
-        rxfe.write(o.flags & 0x10);
-        txff.write(o.flags & 0x20);
-        rxff.write(o.flags & 0x40);
-        txfe.write(o.flags & 0x80);
-    }
+    // Each flag alone: a character's start or end moves one or two of them.
+    const unsigned flips = all ? 0xF8u : (o.flags ^ s.flags) & 0xF8u;
+    if (flips & 0x08) busy.write(o.flags & 0x08);
+    if (flips & 0x10) rxfe.write(o.flags & 0x10);
+    if (flips & 0x20) txff.write(o.flags & 0x20);
+    if (flips & 0x40) rxff.write(o.flags & 0x40);
+    if (flips & 0x80) txfe.write(o.flags & 0x80);
     m_impl->shown = o;
     return changed;
 }
@@ -439,7 +439,7 @@ void pl011::run() {
         if (!m_cfg.txd_edges && m_impl->shown.tx_in_char) m_impl->shown.txd = true;
     } else
         ++m_impl->wakes;
-    sample_inputs();
+    sample_inputs(now);
     if (first && !m_cfg.clock_every_cycle) note_rxd(); // RXD as it starts
     core.catch_up(m_clock.edge_at_or_before(now));
     std::optional<detail::pl011_outputs> due;
@@ -509,9 +509,10 @@ void pl011::serve(tlm::tlm_generic_payload& tx, const detail::word_access& a, sc
     detail::pl011_core& core = m_impl->core;
     const sc_time now = sc_time_stamp();
     const bool lt = m_cfg.loosely_timed;
-    if (!m_cfg.clock_every_cycle) release_rx(now);     // before anything moves the model
+    if (!m_cfg.clock_every_cycle && !m_impl->rx_future.empty())
+        release_rx(now);                               // before anything moves the model
     if (lt) run_ahead(m_clock.edge_at_or_before(now)); // what happens up to the present, kept to be shown
-    sample_inputs();
+    sample_inputs(now);
     if (lt) note_ahead(core.cycle());
     const std::uint64_t present = m_clock.edge_at_or_before(local);
     const bool side_effect = a.write || a.word == 0; // a DR read pops the RX FIFO and clears errors

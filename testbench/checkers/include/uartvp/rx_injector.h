@@ -93,6 +93,12 @@ private:
     bool m_busy = false;
     bool m_level = true;          // value last written to line
     sc_core::sc_time m_line_free; // end of the last frame sent (or of the mark after a break)
+    // The offsets of a frame's bit boundaries from its start (bits_per_frame + 1 of them), computed
+    // once per baud rate and frame length rather than per character.
+    const std::vector<sc_core::sc_time>& edge_offsets(double baud, unsigned bits);
+    std::vector<sc_core::sc_time> m_offsets;
+    double m_offsets_baud = 0;
+    unsigned m_offsets_bits = 0;
     std::uint64_t m_chars_sent = 0;
     std::vector<serial_line_if*> m_receivers;
     void wait_until(const sc_core::sc_time& t);
