@@ -359,7 +359,6 @@ nlohmann::json to_json(const ratio& q) {
             {"results_identical", q.differ.empty()}};
 }
 
-
 // ---- instructions per character, under callgrind
 
 // valgrind's path on PATH, or "" if there is none.
@@ -430,8 +429,8 @@ struct instruction_count {
     double chars = 0;
 };
 
-bool per_character(const std::string& valgrind, const std::string& name,
-                   workload (*make)(std::size_t bytes), std::size_t bytes, instruction_count& c) {
+bool per_character(const std::string& valgrind, const std::string& name, workload (*make)(std::size_t bytes),
+                   std::size_t bytes, instruction_count& c) {
     std::uint64_t big = 0, small = 0;
     double big_chars = 0, small_chars = 0;
     if (!count_instructions(valgrind, make(bytes), big, big_chars) ||
@@ -648,8 +647,7 @@ int main(int argc, char** argv) {
                 workload (*make)(std::size_t);
             };
             const item items[] = {
-                {"earlycon v0 hw 5 KB",
-                 [](std::size_t n) { return uartvp("", "v0", "hw", n, "fast", 1); }},
+                {"earlycon v0 hw 5 KB", [](std::size_t n) { return uartvp("", "v0", "hw", n, "fast", 1); }},
                 {"tty-paste read hw 5 KB", [](std::size_t n) { return tty_paste("", "read", "hw", n, 1); }},
                 {"8250 fifo pc 5 KB", [](std::size_t n) { return console_8250("", n, 1); }},
             };
