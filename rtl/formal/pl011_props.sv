@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Invariants of the PL011 RTL, checked by scripts/rtl-formal (Yosys read_verilog -formal, yosys-smtbmc).
+// Invariants of the PL011 RTL, checked by scripts/rtl-formal (Yosys read_verilog -formal, Yosys's ABC).
 //
-// One DUT driven by free inputs from a reset: every register access, line and
-// modem level and reset an integrator can apply. Edges may also be valid skips (skip_ticks / fast_fwd
-// as the RTL's validity outputs allow them, as the TLM wrapper uses them): pl011_miter.sv proves those
-// equal to plain clocking, and they take the bounded search to states a plain 40-edge run cannot reach
+// One DUT driven by free inputs from a reset: every register access, line and modem level and reset an
+// integrator can apply. Edges may also be valid skips (skip_ticks / fast_fwd as the RTL's validity
+// outputs allow them, as the TLM wrapper uses them): pl011_miter.sv checks those against plain clocking
+// (to a shallower bound), and they take the bounded search to states a plain 40-edge run cannot reach
 // (a whole character, the receive timeout's 512 enables). CHECK selects one property group (a run per
 // group, so that each has its own result); assertions are checked once the first reset edge is taken.
 // IBRD writes are bounded (IBRD_MAX) to keep the divider, and so the enables, frequent.
