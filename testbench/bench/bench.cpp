@@ -66,6 +66,16 @@ std::string command_line(const std::vector<std::string>& argv) {
     return s;
 }
 
+// In a forked child: runs argv[0] with argv; exit status 3 if it cannot.
+[[noreturn]] void exec_or_exit(std::vector<std::string>& argv) {
+    std::vector<char*> a;
+    for (std::string& s : argv)
+        a.push_back(s.data());
+    a.push_back(nullptr);
+    execv(a[0], a.data());
+    _exit(3);
+}
+
 // Runs the workload with stdout to a file, UARTVP_MEASURE_RTL=1 if `measure`; its JSON from --json or
 // stdout.
 sample run_once(const workload& w, bool measure) {
@@ -85,12 +95,7 @@ sample run_once(const workload& w, bool measure) {
         if (measure) setenv("UARTVP_MEASURE_RTL", "1", 1);
         if (w.json_on_stdout && !std::freopen(out.c_str(), "w", stdout)) _exit(3);
         if (!w.json_on_stdout && !std::freopen("/dev/null", "w", stdout)) _exit(3);
-        std::vector<char*> a;
-        for (std::string& s : argv)
-            a.push_back(s.data());
-        a.push_back(nullptr);
-        execv(a[0], a.data());
-        _exit(3);
+        exec_or_exit(argv);
     }
     int status = 0;
     struct rusage ru {};
@@ -390,12 +395,7 @@ bool count_instructions(const std::string& valgrind, const workload& w, std::uin
     const pid_t pid = fork();
     if (pid == 0) {
         if (!std::freopen("/dev/null", "w", stdout) || !std::freopen("/dev/null", "w", stderr)) _exit(3);
-        std::vector<char*> a;
-        for (std::string& x : argv)
-            a.push_back(x.data());
-        a.push_back(nullptr);
-        execv(a[0], a.data());
-        _exit(3);
+        exec_or_exit(argv);
     }
     int status = 0;
     if (pid <= 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) > 1)

@@ -31,6 +31,14 @@ void hold(const nlohmann::json& j, std::uint64_t chars, std::initializer_list<ce
     }
 }
 
+// RTL eval() calls: an edge whose inputs did not change runs without the input logic and is no eval()
+// call, where that is built (Verilator 5.006); elsewhere each such edge is one more.
+#if UARTVP_EDGES_WITHOUT_INPUT_LOGIC
+constexpr std::uint64_t boot_99k_evals = 301498, paste_20k_evals = 233373;
+#else
+constexpr std::uint64_t boot_99k_evals = 402000, paste_20k_evals = 255676;
+#endif
+
 } // namespace
 
 // The benchmark's boot: 99 KB through the earlycon v0 loop on `hw` (100,497 characters), the line
@@ -50,7 +58,7 @@ TEST(Counts, EarlyconV0Hw99KBootStaysWithinItsCounts) {
     hold(j, 100497,
          {{"uart_wakes", 301496},
           {"uart_idle_wakes", 5},
-          {"rtl_evals", 301498},
+          {"rtl_evals", boot_99k_evals},
           {"rtl_edges_evaluated", 301496},
           {"time_steps", 704717},
           {"delta_cycles", 1007706},
@@ -70,7 +78,7 @@ TEST(Counts, EarlyconV0LiteralHw99KBootAnswersItsLoopsFromPromises) {
     hold(j, 100497,
          {{"uart_wakes", 301496},
           {"uart_idle_wakes", 5},
-          {"rtl_evals", 301498},
+          {"rtl_evals", boot_99k_evals},
           {"time_steps", 905441},
           {"delta_cycles", 1208701},
           {"transactions", 403490}});
@@ -91,7 +99,7 @@ TEST(Counts, TtyPasteReadHw20KReceivesWithinItsCounts) {
     hold(j, 20000,
          {{"uart_wakes", 41262},
           {"uart_idle_wakes", 1261},
-          {"rtl_evals", 233373},
+          {"rtl_evals", paste_20k_evals},
           {"time_steps", 109537},
           {"delta_cycles", 149544},
           {"transactions", 45018}});
