@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Every source file of the tree names its license: an SPDX-License-Identifier line among its first
-three lines (after a #! line), Apache-2.0 as LICENSE says.
+three lines (after a #! line), Apache-2.0 as LICENSE says; in cpu-stub/a64/, the aarch64 core's add-on
+that links Unicorn, GPL-2.0-only (LICENSE's notes and cpu-stub/a64/LICENSE).
 
 Source files: C++ (.cpp, .h, .h.in), SystemVerilog (.sv), CMake (CMakeLists.txt, .cmake, .cmake.in),
 pkg-config templates (.pc.in), Python, shell scripts (.sh, scripts/*, .ci/run), the linker's dynamic
@@ -13,6 +14,8 @@ import subprocess
 import sys
 
 TAG = "SPDX-License-Identifier: Apache-2.0"
+GPL_TAG = "SPDX-License-Identifier: GPL-2.0-only"
+GPL_DIR = "cpu-stub/a64/"
 SUFFIXES = (".cpp", ".h", ".h.in", ".sv", ".cmake", ".cmake.in", ".pc.in", ".py", ".sh", ".list", ".supp")
 
 
@@ -35,10 +38,11 @@ def main():
         checked += 1
         with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
             head = [f.readline() for _ in range(3)]
-        if not any(TAG in line for line in head):
+        tag = GPL_TAG if path.startswith(GPL_DIR) else TAG
+        if not any(tag in line for line in head):
             missing.append(path)
     for path in missing:
-        print(f"{path}: no '{TAG}' line at its top")
+        print(f"{path}: no '{GPL_TAG if path.startswith(GPL_DIR) else TAG}' line at its top")
     if missing or checked == 0:
         print(f"{len(missing)} of {checked} source files name no license")
         return 1
