@@ -5,9 +5,12 @@
 # runtimes of scripts/test's second build)
 set -euo pipefail
 want=(cmake g++ make pkg-config libsystemc-dev verilator libgtest-dev libgmock-dev
-      nlohmann-json3-dev libcli11-dev libfmt-dev)
+      nlohmann-json3-dev libcli11-dev libfmt-dev
+      libunicorn-dev gcc-aarch64-linux-gnu) # the aarch64 core's add-on and its firmware
+
 if [ "${1:-build}" = test ]; then
   want+=(sigrok-cli gtkwave yosys iverilog python3 parallel libasan8 libubsan1)
+  want+=(qemu-system-arm) # the firmware on QEMU's virt machine, to compare with
   want+=(python3-matplotlib) # uartvp-plot
 fi
 missing=()

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The boot log the earlycon programs print: the host's payload from the mailbox (a little-endian u64
-// length at 0x48000000, then the bytes), one line per console write, or a short built-in one.
+// length at 0x42000000, then the bytes), one line per console write, or a short built-in one.
 #include "firmware.h"
 
 static const char builtin_boot_log[] =

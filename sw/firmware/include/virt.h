@@ -13,8 +13,9 @@
 
 // ---- Payload mailbox ----------------------------------------------------------------------------------
 // The host may place a little-endian u64 length here, then that many bytes (a boot log, '\n'-separated
-// lines). Length 0 (memory reads zero when nothing was loaded) means "nothing".
-#define VIRT_MAILBOX_BASE 0x48000000UL
+// lines). Length 0 (memory reads zero when nothing was loaded) means "nothing". In RAM, 32 MiB above its
+// base: 128 MiB of RAM (QEMU's -m 128M, uartvp's default) hold the image, the mailbox and 64 MiB of payload.
+#define VIRT_MAILBOX_BASE 0x42000000UL
 #define VIRT_MAILBOX_DATA (VIRT_MAILBOX_BASE + 8)
 // A length above this is taken as no payload (not a mailbox the host wrote).
 #define VIRT_MAILBOX_MAX_LEN (64UL << 20)
