@@ -111,6 +111,8 @@ public:
     std::string fault() const override { return m_fault; }
     const sc_event& stopped_event() const override { return m_stopped; }
     sc_time local_time() const override { return m_time; }
+    void finish() override;
+    bool in_wfi() const override { return m_in_wfi; }
 
 private:
     SC_HAS_PROCESS(a64_core_impl);
@@ -138,6 +140,7 @@ private:
     void note_daif();
     void psci(std::uint64_t pc);
     void stop(a64_stop why, const std::string& fault = "");
+    void close_figures();
     void request_stop(a64_stop why, const std::string& fault);
     void wait_for_interrupt();
     std::uint64_t counter() const;
@@ -184,6 +187,7 @@ private:
     sc_time m_hardirq_since, m_irq_off_since;
     bool m_daif_changed = false; // the block that ran last may have changed DAIF (or returned)
     sc_time m_wfi_total;
+    bool m_in_wfi = false, m_finished = false;
 
     // The block that runs (for the poll watch), and whether a store may have happened since the watch
     // was last set.
@@ -363,11 +367,6 @@ void a64_core_impl::run() {
             break;
         }
         note_daif();
-        if (m_irq_masked) {
-            sync();
-            stop(a64_stop::halted);
-            break;
-        }
         wait_for_interrupt();
     }
     if (m_stop == a64_stop::running) stop(a64_stop::fault, "the engine stopped");
@@ -377,6 +376,20 @@ void a64_core_impl::stop(a64_stop why, const std::string& fault) {
     if (m_stop != a64_stop::running) return;
     // The run's figures end at the core's time.
     if (m_time > sc_time_stamp()) wait(m_time - sc_time_stamp());
+    close_figures();
+    m_stop = why;
+    m_fault = fault;
+    m_stopped.notify();
+}
+
+void a64_core_impl::finish() {
+    if (m_stop != a64_stop::running || m_finished) return;
+    m_finished = true;
+    close_figures();
+    if (m_in_wfi) m_stop = a64_stop::halted;
+}
+
+void a64_core_impl::close_figures() {
     if (m_irq_masked && m_hardirq_depth == 0) {
         const sc_time w = m_time - m_irq_off_since;
         m_stats.irq_off_total += w;
@@ -384,9 +397,6 @@ void a64_core_impl::stop(a64_stop why, const std::string& fault) {
         ++m_stats.irq_off_windows;
     }
     m_stats.busy = m_time - m_wfi_total;
-    m_stop = why;
-    m_fault = fault;
-    m_stopped.notify();
 }
 
 // From a callback: the engine stops at the next block boundary.
@@ -420,8 +430,10 @@ bool a64_core_impl::line_before(const sc_time& t) {
 void a64_core_impl::wait_for_interrupt() {
     sync();
     const sc_time from = m_time;
+    m_in_wfi = true;
     while (!irq.read())
         wait(irq.value_changed_event());
+    m_in_wfi = false;
     if (sc_time_stamp() > m_time) m_time = sc_time_stamp();
     m_wfi_total += m_time - from;
     m_irq_noticed = true; // woken by it

@@ -135,6 +135,7 @@ outcome run_child(const std::vector<cpu::elf_image::segment>& program, bool fast
             rig r("rig", program, fast);
             if (setup) setup(r);
             sc_start(sc_time(1, SC_SEC));
+            r.core->finish();
             const cpu::a64_stats& s = r.core->stats();
             o.stop = r.core->stop_reason();
             o.instructions = s.instructions;
@@ -294,6 +295,43 @@ TEST(A64Core, InterruptsAreTakenThroughVbarAndEretReturns) {
     }
 }
 
+TEST(A64Core, WfiWithIrqsMaskedWakesAndTheInterruptWaitsForTheUnmask) {
+    A64_OR_SKIP();
+    const std::vector<std::uint32_t> main_code = {
+        0x10004001, // 0:  adr x1, vectors (0x800)
+        0xd518c001, // 4:  msr vbar_el1, x1
+        0xd2a12000, // 8:  mov x0, #0x9000000
+        0xd2800014, // c:  mov x20, #0
+        0xd503207f, // 10: wfi                  (PSTATE.I set since reset)
+        0x52800ee2, // 14: mov w2, #'w'
+        0xb9000002, // 18: str w2, [x0]
+        0xd50342ff, // 1c: msr daifclr, #2      (the interrupt is taken after this block)
+        0xd2800100, // 20: mov x0, #0x8
+        0xf2b08000, // 24: movk x0, #0x8400, lsl #16
+        0xd4000002, // 28: hvc #0
+    };
+    const std::vector<std::uint32_t> irq_vector = {
+        0xb9400803, // a80: ldr w3, [x0, #8]   (ACK)
+        0x91000694, // a84: add x20, x20, #1
+        0x1100c063, // a88: add w3, w3, #'0'
+        0xb9000003, // a8c: str w3, [x0]
+        0xd69f03e0, // a90: eret
+    };
+    const auto raise = [](rig& r) {
+        sc_spawn([&r] {
+            wait(sc_time(5, SC_US));
+            r.device.irq.write(true);
+        });
+    };
+    const outcome o = run_child({words(ram, main_code), words(ram + 0xa80, irq_vector)}, true, raise);
+    EXPECT_EQ(o.stop, cpu::a64_stop::system_off);
+    EXPECT_EQ(o.interrupts, 1u);
+    ASSERT_EQ(o.n_data, 2u);
+    EXPECT_EQ(o.data[0], static_cast<std::uint32_t>('w')); // wfi returned with the interrupt pending
+    EXPECT_EQ(o.data[1], static_cast<std::uint32_t>('1')); // then taken once unmasked
+    EXPECT_DOUBLE_EQ(o.data_ns[0], 5'000 + 3); // woken at the raise; its block (mov, str, msr) counted first
+}
+
 TEST(A64Core, GenericTimerCountsSimulatedTime) {
     A64_OR_SKIP();
     const std::vector<std::uint32_t> program = {
@@ -326,7 +364,7 @@ TEST(A64Core, GenericTimerCountsSimulatedTime) {
     EXPECT_GT(r.device.log[2].value - r.device.log[1].value, 2000u / 16);
 }
 
-TEST(A64Core, WfiWithIrqsMaskedHalts) {
+TEST(A64Core, WfiThatNothingWakesHalts) {
     A64_OR_SKIP();
     const outcome o = run_child({words(ram,
                                        {

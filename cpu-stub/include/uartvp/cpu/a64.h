@@ -17,7 +17,9 @@
 // time (a change at the very instant counts from the next synchronisation). A noticed interrupt is taken
 // at the next block boundary with PSTATE.I clear, as the architecture defines it: ELR_EL1, SPSR_EL1,
 // PSTATE (EL1h, DAIF masked), PC = VBAR_EL1 + 0x280; `eret` returns. `wfi` idles the core until the line
-// is high (with PSTATE.I set, the core halts instead: the documented way for firmware to stop).
+// is high, whatever PSTATE.I says (as the architecture wakes it: firmware checks its work with IRQs
+// masked, then waits). A core that waits for an interrupt nothing will raise has halted: the simulation
+// runs out of events, and finish() says so.
 // `hvc`/`smc` #0 are PSCI calls (PSCI_VERSION, SYSTEM_OFF, SYSTEM_RESET), as QEMU's `virt` answers them.
 // The generic timer: CNTFRQ_EL0, CNTVCT_EL0 and CNTPCT_EL0 read simulated time; the virtual timer
 // (CNTV_CTL_EL0, CNTV_CVAL_EL0, CNTV_TVAL_EL0) drives `vtimer_irq`.
@@ -68,7 +70,7 @@ enum class a64_stop {
     running,
     system_off,   // PSCI SYSTEM_OFF
     system_reset, // PSCI SYSTEM_RESET (the run ends there: nothing restarts the core)
-    halted,       // wfi with PSTATE.I set
+    halted,       // in wfi when the run ended (finish())
     fault,        // an exception the core does not model, or an access that failed: fault() says which
 };
 
@@ -97,6 +99,11 @@ public:
     virtual const sc_core::sc_event& stopped_event() const = 0;
     // The core's own time (ahead of SystemC time by at most the quantum).
     virtual sc_core::sc_time local_time() const = 0;
+    // After the simulation: a core that has not stopped closes its figures (busy, IRQs off) at its own
+    // time; one waiting in wfi counts as halted, one still running stays `running` (a time limit).
+    virtual void finish() = 0;
+    // Waiting in wfi now.
+    virtual bool in_wfi() const = 0;
 
 protected:
     explicit a64_core(const sc_core::sc_module_name& name)
