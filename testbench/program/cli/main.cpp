@@ -103,6 +103,7 @@ struct run_options {
     bool expect_loss = false;
     std::vector<std::string> plugins; // --plugin FILE, in order
     std::string terminal, duration;   // run --terminal, --duration (terminal.h)
+    std::string elf;                  // run --elf
     bool duration_given = false;
     std::string variants, jobs; // compare --variants a,b and -j N
     bool progress = false, quiet = false;
@@ -282,6 +283,10 @@ run_request make_request(const run_options& o, bool need_variant) {
     choose_payload(s, o, need_variant, rq);
     rq.expect_loss = o.expect_loss;
     choose_outputs(s, o, rq);
+    if (!o.elf.empty() && !s.takes_elf)
+        throw usage_error("--elf: " + s.name + " runs no firmware image (scenario firmware does)");
+    if (s.takes_elf && o.elf.empty()) throw usage_error(s.name + " needs --elf FILE: the aarch64 image to run");
+    rq.elf = o.elf;
     return rq;
 }
 
@@ -684,13 +689,15 @@ void command_line::add_run() {
                     "--variant echo or read), paced to wall-clock time; no scoreboard")
         ->type_name("stdio|pty|tcp:PORT");
     run->add_option("--duration", o.duration,
-                    "with --terminal: end after S simulated seconds (default: none)")
+                    "with --terminal (or for firmware): end after S simulated seconds (default: none)")
         ->type_name("S")
         ->each([this](const std::string&) { o.duration_given = true; });
+    run->add_option("--elf", o.elf, "firmware: the aarch64 ELF image to run (docs/firmware.md)")->type_name("FILE");
     run->footer("Examples:\n"
                 "  uartvp run earlycon-pl011 --variant v0 --payload-bytes 20000\n"
                 "  uartvp run tty-paste --variant read --set hog_us=2500 --json read.json\n"
-                "  uartvp run boot-console --profile rpi3b --variant merged --vcd waves/boot.vcd\n\n" +
+                "  uartvp run boot-console --profile rpi3b --variant merged --vcd waves/boot.vcd\n"
+                "  uartvp run firmware --elf build/sw/firmware/echo.elf --payload notes.txt\n\n" +
                 std::string(exit_codes_text));
 }
 

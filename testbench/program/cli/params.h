@@ -84,6 +84,10 @@ struct params {
     double paste_kbps{};
     std::uint64_t bmc_buffer_bytes{};
     unsigned khvcd_cpu{};
+    // the aarch64 core (firmware): cycles per instruction, its quantum; when firmware's RX paste starts
+    unsigned cpi{};
+    std::uint64_t quantum_ns{};
+    double paste_at_us{};
     // run
     bool reset_after_write{}; // assert the UART's reset right after the last write returns
     line_kind line_model{};

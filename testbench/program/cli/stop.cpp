@@ -145,7 +145,7 @@ void check() {
     if (const int s = g_signal.load()) throw interrupted(s);
 }
 
-void simulate() {
+void simulate(const sc_core::sc_time& limit) {
     {
         std::lock_guard<std::mutex> l(g_lock);
         // Created once, before sc_start (a primitive channel belongs to elaboration); kept for the
@@ -160,7 +160,10 @@ void simulate() {
     };
     {
         const progress_guard guard;
-        sc_core::sc_start();
+        if (limit == sc_core::SC_ZERO_TIME)
+            sc_core::sc_start();
+        else
+            sc_core::sc_start(limit, sc_core::SC_EXIT_ON_STARVATION);
         main_stack_for_sanitizer();
     }
     {

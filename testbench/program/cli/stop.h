@@ -11,6 +11,8 @@
 // itself.
 #include <sys/types.h>
 
+#include <systemc>
+
 #include <exception>
 #include <string>
 
@@ -34,8 +36,9 @@ void install();
 int requested();
 // Throws interrupted if a signal asked the program to stop.
 void check();
-// sc_start() until the simulation ends, or until a signal stops it (then throws interrupted).
-void simulate();
+// sc_start() until the simulation ends (or `limit` of simulated time has passed, if not zero), or until a
+// signal stops it (then throws interrupted).
+void simulate(const sc_core::sc_time& limit = sc_core::SC_ZERO_TIME);
 
 // The child process that compare waits for (0: none): a stop sends it SIGTERM.
 void set_child(pid_t pid);

@@ -11,8 +11,19 @@ namespace uartvp::program {
 
 void apply_terminal_options(const scenario_def& s, run_request& rq, const std::string& terminal,
                             const std::string& duration, bool duration_given, bool payload_given) {
+    const auto seconds = [&]() {
+        char* end = nullptr;
+        errno = 0;
+        const double d = std::strtod(duration.c_str(), &end);
+        if (duration.empty() || *end || errno || !std::isfinite(d) || d <= 0 || d > 1e6)
+            throw usage_error("--duration " + shown(duration) +
+                              ": expected a number of simulated seconds, more than 0 and at most 10^6");
+        return d;
+    };
     if (terminal.empty()) {
-        if (duration_given) throw usage_error("--duration goes with --terminal (it ends an interactive run)");
+        if (duration_given && !s.takes_duration)
+            throw usage_error("--duration goes with --terminal (it ends an interactive run)");
+        if (duration_given) rq.duration_s = seconds();
         return;
     }
     if (s.terminal_variants.empty()) {
@@ -39,15 +50,7 @@ void apply_terminal_options(const scenario_def& s, run_request& rq, const std::s
     if (payload_given)
         throw usage_error("--terminal replaces the RX payload: give no --payload or --payload-bytes with it");
     if (!rq.vcd.empty()) throw usage_error("--terminal and --vcd do not go together (an interactive run)");
-    if (duration_given) {
-        char* end = nullptr;
-        errno = 0;
-        const double d = std::strtod(duration.c_str(), &end);
-        if (duration.empty() || *end || errno || !std::isfinite(d) || d <= 0 || d > 1e6)
-            throw usage_error("--duration " + shown(duration) +
-                              ": expected a number of simulated seconds, more than 0 and at most 10^6");
-        rq.terminal_duration_s = d;
-    }
+    if (duration_given) rq.terminal_duration_s = seconds();
     rq.terminal = terminal;
 }
 

@@ -13,11 +13,13 @@ scenario_def console_8250_scenario();
 scenario_def tty_paste_scenario();
 scenario_def boot_console_scenario();
 scenario_def hvc_paste_scenario();
+scenario_def firmware_scenario();
 
 namespace {
 std::vector<scenario_def>& all_scenarios() {
     static std::vector<scenario_def> all{earlycon_pl011_scenario(), console_8250_scenario(),
-                                         tty_paste_scenario(), boot_console_scenario(), hvc_paste_scenario()};
+                                         tty_paste_scenario(), boot_console_scenario(), hvc_paste_scenario(),
+                                         firmware_scenario()};
     return all;
 }
 } // namespace
@@ -220,13 +222,15 @@ nlohmann::json run_result::to_json() const {
                         {"rtl_eval_s", rtl_eval_s},
                         {"host", host},
                         {"expect_loss", expect_loss},
-                        {"outcome", interactive     ? "interactive"
+                        {"outcome", !failure.empty() ? "failure"
+                                    : interactive    ? "interactive"
                                     : clean()       ? "clean"
                                     : as_expected() ? "expected-loss"
                                                     : "difference"},
                         {"throughput_kbps", throughput_kbps()}};
     if (seed_kbps >= 0) j["seed_kbps"] = seed_kbps;
     if (!line_text_head.empty()) j["line_text_head"] = line_text_head;
+    if (!failure.empty()) j["failure"] = failure;
     for (const auto& [k, v] : kernel.items())
         j[k] = v;
     for (const auto& [k, v] : extra.items())

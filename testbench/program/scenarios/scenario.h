@@ -42,6 +42,8 @@ struct run_request {
     // terminal_duration_s simulated seconds (0: no limit). Empty: no terminal.
     std::string terminal;
     double terminal_duration_s = 0;
+    std::string elf;        // --elf: the image the aarch64 core runs (scenario firmware)
+    double duration_s = 0;  // --duration without a terminal: a time limit, simulated seconds (0: none)
 };
 
 struct run_result {
@@ -81,14 +83,16 @@ struct run_result {
     std::uint64_t rx_lost_bytes = 0, rx_corrupted_bytes = 0, rx_duplicated_bytes = 0, rx_extra_bytes = 0;
     bool expect_loss = false;
     bool interactive = false; // a terminal run: no scoreboard, outcome "interactive"
+    std::string failure;      // the run failed (a firmware fault): outcome "failure", exit 1
     bool clean() const {
-        return lost_bytes + corrupted_bytes + duplicated_bytes + extra_bytes + rx_lost_bytes +
+        return failure.empty() && lost_bytes + corrupted_bytes + duplicated_bytes + extra_bytes + rx_lost_bytes +
                    rx_corrupted_bytes + rx_duplicated_bytes + rx_extra_bytes ==
                0;
     }
     // What the run's expectation allows: --expect-loss covers lost bytes (sent or received), never
     // corrupted, duplicated or extra ones.
     bool as_expected() const {
+        if (!failure.empty()) return false;
         return clean() || (expect_loss && corrupted_bytes + duplicated_bytes + extra_bytes +
                                                   rx_corrupted_bytes + rx_duplicated_bytes + rx_extra_bytes ==
                                               0);
@@ -146,6 +150,8 @@ struct scenario_def {
     // without any refuses --terminal.
     std::vector<std::string> terminal_variants;
     std::string terminal_refusal;
+    bool takes_elf = false;      // runs the image --elf names (and needs one)
+    bool takes_duration = false; // --duration limits a run without a terminal
 };
 
 // A scenario's run in its steps: `run_t` built from the request (the platform and its outputs), each

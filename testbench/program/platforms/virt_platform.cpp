@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "platforms/virt_platform.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "cli/stop.h"
+
+namespace uartvp::program {
+
+using namespace sc_core;
+
+namespace {
+
+pl011_config uart_config(const params& p) {
+    pl011_config c;
+    c.clock_hz = p.uartclk_hz;
+    c.fifo_depth = p.fifo_depth;
+    c.clock_every_cycle = p.reference;
+    c.txd_edges = !p.line_as_characters();
+    const char* measure = std::getenv("UARTVP_MEASURE_RTL");
+    c.measure_eval_time = measure && std::string(measure) == "1";
+    return c;
+}
+
+uart16550_config com_config() {
+    uart16550_config c;
+    c.clock_hz = virt_platform::uart16550_clock_hz;
+    c.reg_shift = 2;
+    c.reg_io_width = 4;
+    return c;
+}
+
+} // namespace
+
+cpu::a64_config virt_platform::core_config(const params& p) {
+    cpu::a64_config c;
+    c.ram_base = ram_base;
+    c.ram_size = ram_size;
+    c.timing.cpu_hz = p.cpu_hz;
+    // Every device region costs what the profile gives a UART register access.
+    c.timing.fallback = {"device", 0, 0, sc_time(p.mmio_read_ns, SC_NS), sc_time(p.mmio_write_ns, SC_NS)};
+    c.cpi = p.cpi;
+    c.quantum_ns = p.quantum_ns;
+    c.fast_forward = !p.reference;
+    return c;
+}
+
+virt_platform::virt_platform(const sc_module_name& name, const params& p)
+    : sc_module(name)
+    , bus("bus")
+    , gic("gic", 64)
+    , uart("uart0", uart_config(p))
+    , com("uart1", com_config())
+    , cpu(cpu::make_a64_core("cpu0", core_config(p)))
+    , monitor("console", static_cast<double>(p.baud), p.frame)
+    , com_monitor("console1", static_cast<double>(p.baud), p.frame)
+    , inj("paste", static_cast<double>(p.baud), p.frame)
+    , m_p(p) {
+    cpu->bus.bind(bus.target);
+    cpu->irq(cpu_irq);
+    cpu->vtimer_irq(vtimer);
+    bus.map(gic.distributor, gic_distributor_base, gicv2::distributor_size, "gic-distributor");
+    bus.map(gic.cpu_interface, gic_cpu_interface_base, gicv2::cpu_interface_size, "gic-cpu");
+    bus.map(uart.bus, pl011_base, pl011::map_size(), "uart0");
+    bus.map(com.bus, uart16550_base, com.map_size(), "uart1");
+    gic.irq(cpu_irq);
+    gic.spi[pl011_spi](uart_irq);
+    gic.spi[uart16550_spi](com_irq);
+    gic.ppi[vtimer_ppi](vtimer);
+    uart.txd(txd);
+    uart.irq(uart_irq);
+    uart.rxd(rxd);
+    com.txd(com_txd);
+    com.irq(com_irq);
+    com.rxd(com_rxd);
+    monitor.line(txd);
+    com_monitor.line(com_txd);
+    inj.line(rxd);
+    monitor.keep_text(true);
+    com_monitor.keep_text(true);
+    if (p.line_as_characters()) {
+        uart.report_line(monitor);
+        monitor.take_characters(true);
+        inj.report_to(uart.rx_line());
+    }
+    SC_HAS_PROCESS(virt_platform);
+    SC_METHOD(track);
+    sensitive << uart.tx_fifo_level << uart.busy << com.temt;
+    dont_initialize();
+    SC_THREAD(supervise);
+}
+
+void virt_platform::load(const cpu::elf_image& image, const std::string& mailbox) {
+    cpu->load(image);
+    if (mailbox.empty()) return;
+    const std::uint64_t n = mailbox.size();
+    cpu->write_memory(mailbox_base, &n, sizeof n);
+    cpu->write_memory(mailbox_base + sizeof n, mailbox.data(), mailbox.size());
+}
+
+void virt_platform::track() {
+    if (uart.tx_fifo_level.read() > m_tx_fifo_max) m_tx_fifo_max = uart.tx_fifo_level.read();
+    if (!uart.busy.read() && com.temt.read()) m_line_idle = sc_time_stamp();
+}
+
+// Once the core has stopped: both UARTs drain, the monitors see the last stop bits, and the run ends.
+void virt_platform::supervise() {
+    wait(cpu->stopped_event());
+    while (uart.busy.read() || !com.temt.read())
+        wait(uart.busy.negedge_event() | com.temt.posedge_event());
+    wait(sc_time((m_p.frame.stop_bits + 1.0) / static_cast<double>(m_p.baud), SC_SEC));
+    sc_stop();
+}
+
+void virt_platform::run(const sc_time& limit) {
+    stop::simulate(limit);
+    m_timed_out = limit != SC_ZERO_TIME && sc_time_stamp() >= limit && cpu->stop_reason() == cpu::a64_stop::running;
+    cpu->finish();
+}
+
+} // namespace uartvp::program

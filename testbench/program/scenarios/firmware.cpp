@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: Apache-2.0
+// Scenario firmware: a bare-metal aarch64 ELF (--elf) on the instruction-accurate core, on QEMU virt's
+// memory map (virt_platform, docs/firmware.md). The payload, if any, is pasted into the PL011's RXD; the
+// run ends when the firmware stops (PSCI SYSTEM_OFF, or wfi for an interrupt nothing will raise) and both
+// lines are idle, or at --duration.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "platforms/virt_platform.h"
+#include "scenarios/scenario.h"
+
+namespace uartvp::program {
+
+using namespace sc_core;
+
+namespace {
+
+constexpr const char* s_name = "firmware";
+
+// The ELF, checked before anything is built (a bad file is bad input: exit 2 with the reason).
+cpu::elf_image read_image(const run_request& rq) {
+    if (!rq.vcd.empty() || !rq.trace.empty())
+        throw usage_error(std::string(!rq.vcd.empty() ? "--vcd" : "--trace") + ": " + s_name +
+                          " has no waves or timeline yet");
+    if (rq.elf.empty()) throw usage_error("firmware needs --elf FILE: the aarch64 image to run");
+    try {
+        return cpu::read_elf(rq.elf, virt_platform::ram_base, virt_platform::ram_size);
+    } catch (const cpu::elf_error& e) {
+        throw usage_error(std::string("--elf ") + e.what());
+    }
+}
+
+std::string text_head(const std::string& text) {
+    std::string out;
+    for (char c : text.substr(0, 256))
+        out += static_cast<unsigned char>(c) < 0x80 ? c : '?';
+    return out;
+}
+
+class firmware_run {
+public:
+    explicit firmware_run(const run_request& rq);
+    void paste();
+    void simulate();
+    run_result results() const;
+
+private:
+    const run_request& rq;
+    const cpu::elf_image image;
+    virt_platform soc;
+    std::uint64_t pasted_lines = 0, pasted_bytes = 0;
+};
+
+firmware_run::firmware_run(const run_request& rq_)
+    : rq(rq_)
+    , image(read_image(rq_))
+    , soc("virt", rq_.p) {
+    soc.load(image);
+}
+
+// The payload as one paste into RXD from paste_at_us.
+void firmware_run::paste() {
+    if (!rq.payload) return;
+    std::string text;
+    for (std::string line; rq.payload->next(line); ++pasted_lines)
+        text += line;
+    if (const std::string why = rq.payload->error(); !why.empty()) throw std::runtime_error(why);
+    pasted_bytes = text.size();
+    if (!text.empty()) soc.inj.send(text, sc_time(rq.p.paste_at_us, SC_US));
+}
+
+void firmware_run::simulate() {
+    soc.run(rq.duration_s > 0 ? sc_time(rq.duration_s, SC_SEC) : SC_ZERO_TIME);
+}
+
+run_result firmware_run::results() const {
+    run_result r = result_of(rq, pasted_lines);
+    if (!rq.payload) r.payload_source = "none";
+    const cpu::a64_core& c = *soc.cpu;
+    const cpu::a64_stats& s = c.stats();
+    r.sim_time_ns = to_ns(c.local_time());
+    r.line_idle_ns = to_ns(soc.line_idle_at());
+    r.bytes_on_line = soc.monitor.chars();
+    r.framing_errors = soc.monitor.framing_errors() + soc.com_monitor.framing_errors();
+    r.parity_errors = soc.monitor.parity_errors() + soc.com_monitor.parity_errors();
+    r.line_text_head = text_head(soc.monitor.text());
+    r.mmio_reads = s.mmio_reads;
+    r.mmio_writes = s.mmio_writes;
+    r.transactions = s.transactions;
+    r.irq_off_max_ns = to_ns(s.irq_off_max);
+    r.irq_off_total_ns = to_ns(s.irq_off_total);
+    r.tx_fifo_max = soc.tx_fifo_max();
+    r.rtl_cycles = soc.uart.clock().edge_at_or_before(sc_time_stamp());
+    r.rtl_edges_evaluated = soc.uart.edges_evaluated();
+    r.rtl_eval_s = soc.uart.rtl_eval_seconds();
+    add_host_counts(r, &soc.uart);
+    const cpu::a64_stop stop = soc.timed_out() ? cpu::a64_stop::running : c.stop_reason();
+    r.failure = stop == cpu::a64_stop::fault ? "firmware fault: " + c.fault() : "";
+    r.extra = {{"elf", rq.elf},
+               {"a64_stop", soc.timed_out() ? "duration" : cpu::to_string(stop)},
+               {"instructions", s.instructions},
+               {"cpu_busy_ns", to_ns(s.busy)},
+               {"interrupts", s.interrupts},
+               {"hardirq_ns", to_ns(s.hardirq)},
+               {"fast_forwards", s.fast_forwards},
+               {"skipped_reads", s.skipped_reads},
+               {"pasted_bytes", pasted_bytes},
+               {"rx_chars_sent", soc.inj.chars_sent()},
+               {"uart16550_bytes_on_line", soc.com_monitor.chars()},
+               {"uart16550_text_head", text_head(soc.com_monitor.text())}};
+    if (!c.fault().empty()) r.extra["fault"] = c.fault();
+    return r;
+}
+
+run_result run_firmware(const run_request& rq) {
+    return run_in_steps<firmware_run>(rq, &firmware_run::paste, &firmware_run::simulate);
+}
+
+} // namespace
+
+scenario_def firmware_scenario() {
+    scenario_def s;
+    s.name = s_name;
+    s.description = "a bare-metal aarch64 ELF (--elf) on the instruction-accurate core, QEMU virt's memory "
+                    "map: the PL011 RTL, a GICv2, a 16550; --payload pasted into the PL011's RXD";
+    s.variants = {{"a64", "the image on the aarch64 core (Unicorn), every device access a TLM transaction"}};
+    s.profiles = {{"virt",
+                   "QEMU virt's map: PL011 at 24 MHz UARTCLK, 115200 8N1, device reads 120 ns, writes 60 ns, a "
+                   "1 GHz core at one cycle per instruction",
+                   [](params&) {}}};
+    s.default_profile = "virt";
+    s.default_payload_bytes = 0;
+    s.run = run_firmware;
+    s.has_rtl = false;
+    s.takes_elf = true;
+    s.terminal_refusal = "takes no terminal yet (its RX is the --payload paste)";
+    s.takes_duration = true;
+    s.summary_rows = [](const run_result& r) {
+        std::vector<std::pair<std::string, std::string>> rows = {
+            {"stopped by", r.extra.value("a64_stop", "")},
+            {"instructions", std::to_string(r.extra.value("instructions", std::uint64_t{0}))},
+            {"cpu busy", fmt::format("{:.3f} ms", r.extra.value("cpu_busy_ns", 0.0) / 1e6)},
+            {"interrupts", std::to_string(r.extra.value("interrupts", std::uint64_t{0}))},
+            {"line text", r.line_text_head.substr(0, 60)},
+        };
+        if (r.extra.contains("fault")) rows.push_back({"fault", r.extra["fault"].get<std::string>()});
+        return rows;
+    };
+    return s;
+}
+
+} // namespace uartvp::program
