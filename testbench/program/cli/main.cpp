@@ -104,6 +104,7 @@ struct run_options {
     std::vector<std::string> plugins; // --plugin FILE, in order
     std::string terminal, duration;   // run --terminal, --duration (terminal.h)
     std::string elf;                  // run --elf
+    std::string bus_log;              // run --bus-log
     bool duration_given = false;
     std::string variants, jobs; // compare --variants a,b and -j N
     bool progress = false, quiet = false;
@@ -148,6 +149,11 @@ void check_outputs(const run_options& o) {
         for (const std::string& f : waves_outputs(o.vcd, o.fst))
             files.emplace_back("--vcd", f);
     if (!o.trace.empty()) files.emplace_back("--trace", o.trace);
+    if (!o.bus_log.empty()) {
+        if (const std::string why = outputs::path_problem(o.bus_log, "--bus-log " + shown(o.bus_log)); !why.empty())
+            throw usage_error(why);
+        files.emplace_back("--bus-log", o.bus_log);
+    }
     check_csv_path(o.csv);
     if (!o.csv.empty()) files.emplace_back("--csv", o.csv);
     for (std::size_t i = 0; i < files.size(); ++i)
@@ -287,6 +293,9 @@ run_request make_request(const run_options& o, bool need_variant) {
         throw usage_error("--elf: " + s.name + " runs no firmware image (scenario firmware does)");
     if (s.takes_elf && o.elf.empty()) throw usage_error(s.name + " needs --elf FILE: the aarch64 image to run");
     rq.elf = o.elf;
+    if (!o.bus_log.empty() && !s.takes_bus_log)
+        throw usage_error("--bus-log: " + s.name + " does not log its bus (earlycon-pl011 and firmware do)");
+    rq.bus_log = o.bus_log;
     return rq;
 }
 
@@ -692,6 +701,10 @@ void command_line::add_run() {
                     "with --terminal (or for firmware): end after S simulated seconds (default: none)")
         ->type_name("S")
         ->each([this](const std::string&) { o.duration_given = true; });
+    run->add_option("--bus-log", o.bus_log,
+                    "write every device access the cores issue to FILE, one line each: time (ns), R or W, "
+                    "address, size, value (earlycon-pl011, firmware)")
+        ->type_name("FILE");
     run->add_option("--elf", o.elf, "firmware: the aarch64 ELF image to run (docs/firmware.md)")->type_name("FILE");
     run->footer("Examples:\n"
                 "  uartvp run earlycon-pl011 --variant v0 --payload-bytes 20000\n"

@@ -246,8 +246,8 @@ const std::vector<key_def>& keys() {
         const std::vector<key_scope> consoles = {
             {"earlycon-pl011"}, {"console-8250"}, {"tty-paste"}, {"boot-console"}}; // a UART's console
         // The aarch64 core's runs, and the console keys they share (the core's accesses, the PL011, the line).
-        const std::vector<key_scope> a64 = {{"firmware"}};
-        const std::string only_a64 = "applies to the aarch64 core's runs only (firmware)";
+        const std::vector<key_scope> a64 = {{"earlycon-pl011"}, {"firmware"}};
+        const std::string only_a64 = "applies to the aarch64 core's runs only (firmware, earlycon-pl011's -a64 variants)";
         std::vector<key_scope> consoles_a64 = consoles;
         consoles_a64.push_back({"firmware"});
         std::vector<key_scope> every = consoles;
@@ -394,7 +394,7 @@ const std::vector<key_def>& keys() {
             {"paste_at_us", "us", "100",
              "firmware: when the --payload paste into the PL011's RXD starts, us (the firmware has set the "
              "UART up by then)",
-             a64, only_a64, number(&params::paste_at_us, 0, 1e9, "expected a number of us from 0 to 1e9")},
+             std::vector<key_scope>{{"firmware"}}, "applies to firmware only", number(&params::paste_at_us, 0, 1e9, "expected a number of us from 0 to 1e9")},
         };
     }();
     return table;

@@ -34,7 +34,7 @@ static pl011_config uart_config(const params& p, const std::string& rtl_vcd, boo
 }
 
 pl011_platform::pl011_platform(const sc_module_name& name, const params& p, const std::string& rtl_vcd,
-                               bool pins)
+                               bool pins, bus_monitor* tap)
     : sc_module(name)
     , kernel("kernel", p.cores, make_timing(p))
     , cpu0(kernel.cpu(0))
@@ -50,8 +50,12 @@ pl011_platform::pl011_platform(const sc_module_name& name, const params& p, cons
     }
     for (auto& c : kernel.cores) {
         c->set_collapse_polls(!p.reference);
-        c->bus.bind(bus.target);
+        if (tap)
+            c->bus.bind(tap->target);
+        else
+            c->bus.bind(bus.target);
     }
+    if (tap) tap->initiator.bind(bus.target);
     bus.map(uart.bus, p.uart_base, pl011::map_size(), "uart0");
     uart.txd(txd);
     uart.irq(irq);

@@ -3,6 +3,7 @@
 // An SoC with one core and one PL011: core -> router -> PL011 -> TXD -> line monitor -> scoreboard.
 #include <optional>
 
+#include <uartvp/bus_monitor.h>
 #include <uartvp/cpu/core.h>
 #include <uartvp/cpu/machine.h>
 #include <uartvp/line_monitor.h>
@@ -30,8 +31,9 @@ public:
     // (params::line_as_characters) the UART reports its characters and the monitor decodes them, and the
     // waves write TXD from them (else from the TXD pin); `pins`: TXD is still driven edge by edge (for
     // the RTL trace, which records the model's own TXD), else only between characters.
+    // `tap`, if given, sits between the cores and the bus (run --bus-log).
     pl011_platform(const sc_core::sc_module_name& name, const params& p, const std::string& rtl_vcd = "",
-                   bool pins = false);
+                   bool pins = false, bus_monitor* tap = nullptr);
     // Whether the monitor takes the UART's characters rather than the TXD pin.
     bool line_as_characters() const { return m_chars; }
 

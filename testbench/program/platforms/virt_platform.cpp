@@ -46,7 +46,7 @@ cpu::a64_config virt_platform::core_config(const params& p) {
     return c;
 }
 
-virt_platform::virt_platform(const sc_module_name& name, const params& p)
+virt_platform::virt_platform(const sc_module_name& name, const params& p, bus_monitor* tap)
     : sc_module(name)
     , bus("bus")
     , gic("gic", 64)
@@ -57,7 +57,12 @@ virt_platform::virt_platform(const sc_module_name& name, const params& p)
     , com_monitor("console1", static_cast<double>(p.baud), p.frame)
     , inj("paste", static_cast<double>(p.baud), p.frame)
     , m_p(p) {
-    cpu->bus.bind(bus.target);
+    if (tap) {
+        cpu->bus.bind(tap->target);
+        tap->initiator.bind(bus.target);
+    } else {
+        cpu->bus.bind(bus.target);
+    }
     cpu->irq(cpu_irq);
     cpu->vtimer_irq(vtimer);
     bus.map(gic.distributor, gic_distributor_base, gicv2::distributor_size, "gic-distributor");

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include <uartvp/bus_monitor.h>
 #include <uartvp/cpu/a64.h>
 #include <uartvp/gic.h>
 #include <uartvp/line_monitor.h>
@@ -40,7 +41,8 @@ public:
     line_monitor monitor, com_monitor;
     rx_injector inj;
 
-    virt_platform(const sc_core::sc_module_name& name, const params& p);
+    // `tap`, if given, sits between the core and the bus (run --bus-log).
+    virt_platform(const sc_core::sc_module_name& name, const params& p, bus_monitor* tap = nullptr);
 
     // Puts an image into RAM; `mailbox` (if not empty) at the payload mailbox: its length, then it.
     void load(const cpu::elf_image& image, const std::string& mailbox = "");

@@ -5,15 +5,21 @@
 // Each line is printk'd and written by printk's legacy loop (the earlycon as a boot console, the full
 // driver's as a legacy console; a plugin's variant as the earlycon): IRQs off for each record.
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <sstream>
 #include <memory>
 #include <stdexcept>
 
 #include <uartvp/cpu/kernel.h>
 
+#include "cli/bus_log.h"
 #include "cli/stop.h"
 #include "cli/timeline.h"
 #include "cli/waves.h"
 #include "platforms/pl011_platform.h"
+#include "platforms/virt_platform.h"
 #include "plugins/plugins.h"
 #include "scenarios/payload_printk.h"
 #include "scenarios/scenario.h"
@@ -86,6 +92,7 @@ private:
     const run_request& rq;
     const params& p;
     std::unique_ptr<waves> w;
+    std::unique_ptr<bus_log> log; // --bus-log
     pl011_platform soc;
     std::unique_ptr<timeline> tl;
     const write_fn write;
@@ -100,7 +107,8 @@ earlycon_run::earlycon_run(const run_request& rq_)
     : rq(rq_)
     , p(rq_.p)
     , w(make_waves(rq, static_cast<double>(p.baud)))
-    , soc("soc", p, w && rq.vcd_rtl ? w->rtl_trace_path() : "", w && rq.vcd_rtl)
+    , log(rq.bus_log.empty() ? nullptr : std::make_unique<bus_log>(rq.bus_log))
+    , soc("soc", p, w && rq.vcd_rtl ? w->rtl_trace_path() : "", w && rq.vcd_rtl, log ? &log->monitor : nullptr)
     , write(variant_write(rq.variant))
     , hook(plugin_hook<plugin::earlycon_pl011_hook>(rq.variant)) {
     if (w) soc.add_waves(*w);
@@ -151,6 +159,7 @@ void earlycon_run::simulate() {
     close_rtl_trace();
     if (w) w->finish();
     if (tl) tl->finish();
+    if (log) log->close();
 }
 
 // Throws if a write of the RTL trace failed (a full disk), naming the file asked for where the model
@@ -179,7 +188,131 @@ run_result earlycon_run::results() const {
     return r;
 }
 
+// ---- the a64 variants: the same routines compiled (sw/firmware/earlycon.c), on the aarch64 core
+
+bool is_a64(const std::string& variant) {
+    return variant.size() > 4 && variant.compare(variant.size() - 4, 4, "-a64") == 0;
+}
+
+// Where the project's firmware images are: the environment's UARTVP_FIRMWARE_DIR, the build tree, the
+// install.
+std::string firmware_image(const std::string& name, std::string* why = nullptr) {
+    std::vector<std::string> dirs;
+    if (const char* env = std::getenv("UARTVP_FIRMWARE_DIR"); env && *env) dirs.push_back(env);
+#ifdef UARTVP_FIRMWARE_DIRS
+    std::istringstream in(UARTVP_FIRMWARE_DIRS);
+    for (std::string d; std::getline(in, d, ':');)
+        dirs.push_back(d);
+#endif
+    for (const std::string& d : dirs)
+        if (std::ifstream(d + "/" + name)) return d + "/" + name;
+    if (why) *why = "the firmware image " + name + " is not built (it needs aarch64-linux-gnu-gcc)";
+    return "";
+}
+
+// Why an a64 variant cannot run here (the add-on or its image missing), or nothing.
+std::optional<std::string> a64_missing(const std::string& variant) {
+    std::string why;
+    if (!cpu::a64_available(&why)) return why;
+    if (firmware_image("earlycon-" + variant.substr(0, 2) + ".elf", &why).empty()) return why;
+    return std::nullopt;
+}
+
+class earlycon_a64_run {
+public:
+    explicit earlycon_a64_run(const run_request& rq);
+    void simulate();
+    run_result results() const;
+
+private:
+    const run_request& rq;
+    std::unique_ptr<bus_log> log;
+    virt_platform soc;
+    // The whole payload is handed over at once (the mailbox): every byte may wait ('\r' added).
+    scoreboard sb{2 * virt_platform::mailbox_max};
+    std::uint64_t lines = 0, bytes_written = 0;
+};
+
+earlycon_a64_run::earlycon_a64_run(const run_request& rq_)
+    : rq(rq_)
+    , log(rq_.bus_log.empty() ? nullptr : std::make_unique<bus_log>(rq_.bus_log))
+    , soc("virt", rq_.p, log ? &log->monitor : nullptr) {
+    if (!rq.vcd.empty() || !rq.trace.empty())
+        throw usage_error(std::string(!rq.vcd.empty() ? "--vcd" : "--trace") + ": the a64 variants have no waves "
+                                                                              "or timeline yet");
+    const std::string path = firmware_image("earlycon-" + rq.variant.substr(0, 2) + ".elf");
+    cpu::elf_image image = cpu::read_elf(path, virt_platform::ram_base, virt_platform::ram_size);
+    // The payload in the mailbox, each line one console write; the scoreboard expects what
+    // uart_console_write hands to the UART ('\r' before each '\n'), as for the stub's variants.
+    std::string mailbox, line;
+    for (; rq.payload->next(line); ++lines) {
+        if (line.empty() || line.back() != '\n') line += '\n'; // printk ends every record with one
+        mailbox += line;
+        std::string out;
+        for (char c : line) {
+            if (c == '\n') out += '\r';
+            out += c;
+        }
+        sb.expect(out);
+        bytes_written += out.size();
+    }
+    if (const std::string why = rq.payload->error(); !why.empty()) throw std::runtime_error(why);
+    if (mailbox.size() > virt_platform::mailbox_max)
+        throw usage_error("the a64 variants take at most " + std::to_string(virt_platform::mailbox_max) +
+                          " bytes of payload (the firmware's mailbox)");
+    soc.load(image, mailbox);
+    sb.set_data_bits(8);
+    soc.monitor.on_char([this](const decoded_char& c) {
+        if (!c.is_break) sb.observe(c.data, c.start);
+    });
+}
+
+void earlycon_a64_run::simulate() {
+    soc.run(SC_ZERO_TIME);
+    sb.finish(sc_time_stamp());
+    if (log) log->close();
+}
+
+run_result earlycon_a64_run::results() const {
+    const cpu::a64_core& c = *soc.cpu;
+    const cpu::a64_stats& s = c.stats();
+    run_result r = result_of(rq, lines);
+    // The firmware's whole run: its set-up (a few writes), the records, SYSTEM_OFF.
+    r.sim_time_ns = to_ns(c.local_time());
+    r.line_idle_ns = to_ns(soc.line_idle_at());
+    r.bytes_written = bytes_written;
+    add_line_results(r, sb, soc.monitor);
+    r.mmio_reads = s.mmio_reads;
+    r.mmio_writes = s.mmio_writes;
+    r.transactions = s.transactions;
+    r.irq_off_max_ns = to_ns(s.irq_off_max);
+    r.irq_off_total_ns = to_ns(s.irq_off_total);
+    r.tx_fifo_max = soc.tx_fifo_max();
+    r.rtl_cycles = soc.uart.clock().edge_at_or_before(sc_time_stamp());
+    r.rtl_edges_evaluated = soc.uart.edges_evaluated();
+    r.rtl_eval_s = soc.uart.rtl_eval_seconds();
+    add_host_counts(r, &soc.uart);
+    for (char ch : soc.monitor.text().substr(0, 256))
+        r.line_text_head += static_cast<unsigned char>(ch) < 0x80 ? ch : '?';
+    if (c.stop_reason() != cpu::a64_stop::system_off)
+        r.failure = std::string("the firmware did not power off: ") + cpu::to_string(c.stop_reason()) +
+                    (c.fault().empty() ? "" : ": " + c.fault());
+    // What the instructions cost, which the stub's routines do not (their code between accesses is free).
+    const double instructions_ns = static_cast<double>(s.instructions) * rq.p.cpi * 1e9 / static_cast<double>(rq.p.cpu_hz);
+    r.extra = {{"instructions", s.instructions},
+               {"instructions_ns", instructions_ns},
+               {"cpu_busy_ns", to_ns(s.busy)},
+               {"a64_stop", cpu::to_string(c.stop_reason())},
+               {"fast_forwards", s.fast_forwards},
+               {"skipped_reads", s.skipped_reads}};
+    return r;
+}
+
 run_result run_earlycon(const run_request& rq) {
+    if (is_a64(rq.variant)) {
+        if (auto why = a64_missing(rq.variant)) throw usage_error(rq.variant + ": " + *why);
+        return run_in_steps<earlycon_a64_run>(rq, &earlycon_a64_run::simulate);
+    }
     return run_in_steps<earlycon_run>(rq, &earlycon_run::start_firmware, &earlycon_run::start_boot,
                                       &earlycon_run::simulate);
 }
@@ -208,6 +341,11 @@ scenario_def earlycon_pl011_scenario() {
                          "restore, 32-bit accesses, one BUSY wait"},
         {"console-qdf2400-e44", "the same on QDF2400 erratum 44 (as console-sbsa): each record ends on "
                                 "TXFE, the vendor's inverted busy, not on BUSY"},
+        {"v0-a64", "v0's pl011_putc and pl011_early_write as the kernel's C, compiled for aarch64 "
+                   "(sw/firmware/earlycon.c) and run on the instruction-accurate core: v0's accesses, and "
+                   "the instructions' cost (cpi cycles each)"},
+        {"v1-a64", "v1 compiled, on the aarch64 core"},
+        {"v2-a64", "v2 compiled, on the aarch64 core"},
     };
     s.profiles = {
         {"hw", "an SoC: 24 MHz UARTCLK, 115200 8N1, APB reads 120 ns, writes 60 ns, 1 GHz CPU",
@@ -226,6 +364,33 @@ scenario_def earlycon_pl011_scenario() {
     s.default_payload_bytes = 4096;
     s.run = run_earlycon;
     s.has_rtl = true;
+    s.takes_bus_log = true;
+    s.variant_refusal = [](const std::string& variant, const std::string& profile) -> std::optional<std::string> {
+        if (!is_a64(variant)) return std::nullopt;
+        if (profile != "hw")
+            return std::string("the firmware programs 115200 8N1 at a 24 MHz UARTCLK, as profile hw has it");
+        return a64_missing(variant);
+    };
+    // The compiled routines set the UART up themselves, at the hw profile's rate; the instruction
+    // keys apply to them alone.
+    s.check_variants = [](const std::vector<std::string>& vs, const params& p) -> std::optional<std::string> {
+        const params defaults = [&] {
+            params d;
+            d.scenario = p.scenario;
+            d.profile = p.profile;
+            return d;
+        }();
+        for (const std::string& v : vs) {
+            if (is_a64(v) && (p.uartclk_hz != defaults.uartclk_hz || p.baud != defaults.baud ||
+                              p.frame.bits_per_frame() != defaults.frame.bits_per_frame() ||
+                              p.frame.parity != defaults.frame.parity))
+                return v + " runs firmware that programs 115200 8N1 at a 24 MHz UARTCLK: uartclk_hz, baud and "
+                           "frame keep their defaults";
+            if (!is_a64(v) && (p.cpi != defaults.cpi || p.quantum_ns != defaults.quantum_ns))
+                return "cpi and quantum_ns apply to the aarch64 core's variants (v0-a64, v1-a64, v2-a64), not to " + v;
+        }
+        return std::nullopt;
+    };
     return s;
 }
 

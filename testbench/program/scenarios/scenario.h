@@ -43,6 +43,7 @@ struct run_request {
     std::string terminal;
     double terminal_duration_s = 0;
     std::string elf;        // --elf: the image the aarch64 core runs (scenario firmware)
+    std::string bus_log;    // --bus-log: every device access the cores issue, to this file
     double duration_s = 0;  // --duration without a terminal: a time limit, simulated seconds (0: none)
 };
 
@@ -152,6 +153,7 @@ struct scenario_def {
     std::string terminal_refusal;
     bool takes_elf = false;      // runs the image --elf names (and needs one)
     bool takes_duration = false; // --duration limits a run without a terminal
+    bool takes_bus_log = false;  // --bus-log
 };
 
 // A scenario's run in its steps: `run_t` built from the request (the platform and its outputs), each
