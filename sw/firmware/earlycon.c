@@ -111,15 +111,18 @@ static void write_record(const char *s, unsigned int n)
 
 // The boot firmware's set-up of the PL011 before the kernel's earlycon takes it over, the same writes as
 // uartvp's instruction-stub run of the earlycon (pl011_firmware_setup in sw/drivers/tty/serial): UART off,
-// the divisor, the frame with the FIFOs on (the LCRH write latches the divisor), UART on.
+// the divisor, the frame with the FIFOs on (the LCRH write latches the divisor), UART on. The line
+// settings are the host's where it left them (VIRT_CONFIG_BASE).
 static void firmware_setup(void)
 {
 	volatile uint32_t *base = (volatile uint32_t *)VIRT_PL011_BASE;
+	const volatile uint32_t *config = (const volatile uint32_t *)VIRT_CONFIG_BASE;
+	const int given = config[0] == VIRT_CONFIG_MAGIC;
 
 	base[UART011_CR / 4] = 0;
-	base[UART011_IBRD / 4] = VIRT_PL011_IBRD;
-	base[UART011_FBRD / 4] = VIRT_PL011_FBRD;
-	base[UART011_LCRH / 4] = VIRT_PL011_LCRH;
+	base[UART011_IBRD / 4] = given ? config[1] : VIRT_PL011_IBRD;
+	base[UART011_FBRD / 4] = given ? config[2] : VIRT_PL011_FBRD;
+	base[UART011_LCRH / 4] = given ? config[3] : VIRT_PL011_LCRH;
 	base[UART011_CR / 4] = VIRT_PL011_CR;
 }
 

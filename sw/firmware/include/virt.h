@@ -20,6 +20,13 @@
 // A length above this is taken as no payload (not a mailbox the host wrote).
 #define VIRT_MAILBOX_MAX_LEN (64UL << 20)
 
+// ---- Line settings from the host ---------------------------------------------------------------------
+// A host may leave the PL011's line settings for the earlycon programs here: the magic "UART", then IBRD,
+// FBRD and LCRH_H, each a little-endian u32 (uartvp's earlycon-pl011 -a64 variants, from their --set
+// keys). Without the magic (QEMU, or a host that leaves none) they use VIRT_PL011_IBRD/FBRD/LCRH below.
+#define VIRT_CONFIG_BASE 0x41ff0000UL
+#define VIRT_CONFIG_MAGIC 0x54524155u // "UART"
+
 // ---- PL011 UART (ARM PrimeCell UART, DDI 0183) -------------------------------------------------------
 // 32-bit accesses unless a routine says otherwise (the kernel's earlycon writes DR with an 8-bit store).
 #define VIRT_PL011_BASE 0x09000000UL

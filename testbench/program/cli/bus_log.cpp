@@ -23,7 +23,8 @@ void bus_log::write(const bus_monitor::access& a) {
     int n;
     if (a.status == tlm::TLM_OK_RESPONSE)
         n = std::fprintf(m_file, "%.3f %c 0x%08llx %u 0x%llx\n", ns, a.write ? 'W' : 'R',
-                         static_cast<unsigned long long>(a.addr), a.size, static_cast<unsigned long long>(a.value));
+                         static_cast<unsigned long long>(a.addr), a.size,
+                         static_cast<unsigned long long>(a.value));
     else
         n = std::fprintf(m_file, "%.3f %c 0x%08llx %u error %d\n", ns, a.write ? 'W' : 'R',
                          static_cast<unsigned long long>(a.addr), a.size, static_cast<int>(a.status));

@@ -150,7 +150,8 @@ void check_outputs(const run_options& o) {
             files.emplace_back("--vcd", f);
     if (!o.trace.empty()) files.emplace_back("--trace", o.trace);
     if (!o.bus_log.empty()) {
-        if (const std::string why = outputs::path_problem(o.bus_log, "--bus-log " + shown(o.bus_log)); !why.empty())
+        if (const std::string why = outputs::path_problem(o.bus_log, "--bus-log " + shown(o.bus_log));
+            !why.empty())
             throw usage_error(why);
         files.emplace_back("--bus-log", o.bus_log);
     }
@@ -291,7 +292,6 @@ run_request make_request(const run_options& o, bool need_variant) {
     choose_outputs(s, o, rq);
     if (!o.elf.empty() && !s.takes_elf)
         throw usage_error("--elf: " + s.name + " runs no firmware image (scenario firmware does)");
-    if (s.takes_elf && o.elf.empty()) throw usage_error(s.name + " needs --elf FILE: the aarch64 image to run");
     rq.elf = o.elf;
     if (!o.bus_log.empty() && !s.takes_bus_log)
         throw usage_error("--bus-log: " + s.name + " does not log its bus (earlycon-pl011 and firmware do)");
@@ -705,7 +705,8 @@ void command_line::add_run() {
                     "write every device access the cores issue to FILE, one line each: time (ns), R or W, "
                     "address, size, value (earlycon-pl011, firmware)")
         ->type_name("FILE");
-    run->add_option("--elf", o.elf, "firmware: the aarch64 ELF image to run (docs/firmware.md)")->type_name("FILE");
+    run->add_option("--elf", o.elf, "firmware: the aarch64 ELF image to run (docs/firmware.md)")
+        ->type_name("FILE");
     run->footer("Examples:\n"
                 "  uartvp run earlycon-pl011 --variant v0 --payload-bytes 20000\n"
                 "  uartvp run tty-paste --variant read --set hog_us=2500 --json read.json\n"

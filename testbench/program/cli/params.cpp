@@ -245,9 +245,11 @@ const std::vector<key_def>& keys() {
         // The scopes and messages several keys share.
         const std::vector<key_scope> consoles = {
             {"earlycon-pl011"}, {"console-8250"}, {"tty-paste"}, {"boot-console"}}; // a UART's console
-        // The aarch64 core's runs, and the console keys they share (the core's accesses, the PL011, the line).
+        // The aarch64 core's runs, and the console keys they share (the core's accesses, the PL011, the
+        // line).
         const std::vector<key_scope> a64 = {{"earlycon-pl011"}, {"firmware"}};
-        const std::string only_a64 = "applies to the aarch64 core's runs only (firmware, earlycon-pl011's -a64 variants)";
+        const std::string only_a64 =
+            "applies to the aarch64 core's runs only (firmware, earlycon-pl011's -a64 variants)";
         std::vector<key_scope> consoles_a64 = consoles;
         consoles_a64.push_back({"firmware"});
         std::vector<key_scope> every = consoles;
@@ -282,19 +284,17 @@ const std::vector<key_def>& keys() {
              "hvc-paste: default 2)",
              every, "", whole(&params::cores, 1, 8, "expected a whole number of cores from 1 to 8")},
             {"mmio_read_ns", "ns", "120",
-             "cost of one UART register read, ns (a trapped access under a hypervisor; firmware: any device's)",
-             consoles_a64, "",
-             number(&params::mmio_read_ns, 0, 1e9, ns)},
+             "cost of one UART register read, ns (a trapped access under a hypervisor; firmware: any "
+             "device's)",
+             consoles_a64, "", number(&params::mmio_read_ns, 0, 1e9, ns)},
             {"mmio_write_ns", "ns", "60", "cost of one UART register write, ns (firmware: any device's)",
-             consoles_a64, "",
-             number(&params::mmio_write_ns, 0, 1e9, ns)},
+             consoles_a64, "", number(&params::mmio_write_ns, 0, 1e9, ns)},
             {"relax_cycles", "cycles", "4", "CPU cycles of one cpu_relax()", consoles, "",
              whole(&params::relax_cycles, 0, 1'000'000, "expected a whole number from 0 to 1000000")},
-            {"uartclk_hz", "Hz", "24000000", "UART reference clock in Hz (firmware: the PL011's)", consoles_a64, "",
-             parsed(parse_uartclk_hz, &params::uartclk_hz)},
+            {"uartclk_hz", "Hz", "24000000", "UART reference clock in Hz (firmware: the PL011's)",
+             consoles_a64, "", parsed(parse_uartclk_hz, &params::uartclk_hz)},
             {"baud", "baud", "115200", "baud rate (firmware: the rate the monitors and the paste take)",
-             consoles_a64, "",
-             whole(&params::baud, 1, any, "expected a positive whole number")},
+             consoles_a64, "", whole(&params::baud, 1, any, "expected a positive whole number")},
             {"frame", "", "8N1", "frame format: data bits, parity N/E/O/M/S, stop bits (8N1, 7E1, 8N2, ...)",
              consoles_a64, "", parsed(parse_frame, frame_name)},
             {"fifo_depth", "", "32", "FIFO depth: PL011 16 or 32; 16550 16; BCM2835 mini UART 8",
@@ -386,15 +386,17 @@ const std::vector<key_def>& keys() {
              "hvc-paste: the core khvcd runs on, below cores (default 0, beside the interrupt and kopald; on "
              "another core khvcd drains while kopald polls and they contend for hp->lock)",
              hvc, only_hvc, whole(&params::khvcd_cpu, 0, 7, core)},
-            {"cpi", "cycles", "1", "aarch64 core: cycles per instruction, at cpu_hz", a64, only_a64,
+            {"cpi", "", "1", "aarch64 core: cycles per instruction, at cpu_hz", a64, only_a64,
              whole(&params::cpi, 1, 1000, "expected a whole number of cycles from 1 to 1000")},
             {"quantum_ns", "ns", "1000",
              "aarch64 core: how far it may run ahead of SystemC time between device accesses, ns", a64,
-             only_a64, whole(&params::quantum_ns, 1, 1'000'000'000, "expected a whole number of ns from 1 to 1e9")},
+             only_a64,
+             whole(&params::quantum_ns, 1, 1'000'000'000, "expected a whole number of ns from 1 to 1e9")},
             {"paste_at_us", "us", "100",
              "firmware: when the --payload paste into the PL011's RXD starts, us (the firmware has set the "
              "UART up by then)",
-             std::vector<key_scope>{{"firmware"}}, "applies to firmware only", number(&params::paste_at_us, 0, 1e9, "expected a number of us from 0 to 1e9")},
+             std::vector<key_scope>{{"firmware"}}, "applies to firmware only",
+             number(&params::paste_at_us, 0, 1e9, "expected a number of us from 0 to 1e9")},
         };
     }();
     return table;

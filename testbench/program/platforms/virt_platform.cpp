@@ -3,6 +3,9 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
+#include <vector>
 
 #include "cli/stop.h"
 
@@ -32,6 +35,20 @@ uart16550_config com_config() {
 }
 
 } // namespace
+
+std::string virt_platform::firmware_image(const std::string& name, std::string* why) {
+    std::vector<std::string> dirs;
+    if (const char* env = std::getenv("UARTVP_FIRMWARE_DIR"); env && *env) dirs.push_back(env);
+#ifdef UARTVP_FIRMWARE_DIRS
+    std::istringstream in(UARTVP_FIRMWARE_DIRS);
+    for (std::string d; std::getline(in, d, ':');)
+        dirs.push_back(d);
+#endif
+    for (const std::string& d : dirs)
+        if (std::ifstream(d + "/" + name)) return d + "/" + name;
+    if (why) *why = "the firmware image " + name + " is not built (sw/firmware needs aarch64-linux-gnu-gcc)";
+    return "";
+}
 
 cpu::a64_config virt_platform::core_config(const params& p) {
     cpu::a64_config c;
@@ -120,7 +137,8 @@ void virt_platform::supervise() {
 
 void virt_platform::run(const sc_time& limit) {
     stop::simulate(limit);
-    m_timed_out = limit != SC_ZERO_TIME && sc_time_stamp() >= limit && cpu->stop_reason() == cpu::a64_stop::running;
+    m_timed_out =
+        limit != SC_ZERO_TIME && sc_time_stamp() >= limit && cpu->stop_reason() == cpu::a64_stop::running;
     cpu->finish();
 }
 

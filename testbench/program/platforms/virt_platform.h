@@ -27,6 +27,7 @@ public:
     static constexpr std::uint64_t pl011_base = 0x0900'0000, uart16550_base = 0x0910'0000;
     static constexpr std::uint64_t ram_base = 0x4000'0000, ram_size = 128ull << 20;
     static constexpr std::uint64_t mailbox_base = 0x4200'0000, mailbox_max = 64ull << 20;
+    static constexpr std::uint64_t config_base = 0x41ff'0000; // the earlycon images' line settings
     static constexpr unsigned pl011_spi = 1, uart16550_spi = 10, vtimer_ppi = 11; // INTIDs 33, 42, 27
     static constexpr std::uint64_t uart16550_clock_hz = 1'843'200;
 
@@ -54,6 +55,9 @@ public:
     unsigned tx_fifo_max() const { return m_tx_fifo_max; }
 
     static cpu::a64_config core_config(const params& p);
+    // The project's firmware image `name` (sw/firmware: hello.elf, earlycon-v0.elf, ...): where the
+    // environment's UARTVP_FIRMWARE_DIR, the build tree or the install has it; empty (and `why`) if none.
+    static std::string firmware_image(const std::string& name, std::string* why = nullptr);
 
 private:
     void track();

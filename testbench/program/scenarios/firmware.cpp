@@ -17,26 +17,35 @@ using namespace sc_core;
 namespace {
 
 constexpr const char* s_name = "firmware";
+constexpr const char* default_image = "hello.elf"; // without --elf
 
 // The ELF, checked before anything is built (a bad file is bad input: exit 2 with the reason).
 cpu::elf_image read_image(const run_request& rq) {
     if (!rq.vcd.empty() || !rq.trace.empty())
         throw usage_error(std::string(!rq.vcd.empty() ? "--vcd" : "--trace") + ": " + s_name +
                           " has no waves or timeline yet");
-    if (rq.elf.empty()) throw usage_error("firmware needs --elf FILE: the aarch64 image to run");
+    std::string why;
+    if (!cpu::a64_available(&why)) throw usage_error(std::string(s_name) + ": " + why);
+    const std::string path = rq.elf.empty() ? virt_platform::firmware_image(default_image, &why) : rq.elf;
+    if (path.empty())
+        throw usage_error("firmware without --elf runs the project's " + std::string(default_image) + ": " +
+                          why);
     try {
-        return cpu::read_elf(rq.elf, virt_platform::ram_base, virt_platform::ram_size);
+        return cpu::read_elf(path, virt_platform::ram_base, virt_platform::ram_size);
     } catch (const cpu::elf_error& e) {
         throw usage_error(std::string("--elf ") + e.what());
     }
 }
 
-std::string text_head(const std::string& text) {
+// The decoded text as JSON carries it: its first `n` bytes, a byte outside ASCII as '?'.
+std::string text_head(const std::string& text, std::size_t n = 256) {
     std::string out;
-    for (char c : text.substr(0, 256))
+    for (char c : text.substr(0, n))
         out += static_cast<unsigned char>(c) < 0x80 ? c : '?';
     return out;
 }
+
+constexpr std::size_t line_text_max = 65536;
 
 class firmware_run {
 public:
@@ -95,18 +104,20 @@ run_result firmware_run::results() const {
     r.rtl_edges_evaluated = soc.uart.edges_evaluated();
     r.rtl_eval_s = soc.uart.rtl_eval_seconds();
     add_host_counts(r, &soc.uart);
+    // The core's polling loops run as one operation (fast mode): how many, and the reads they stood for.
+    r.host["a64_fast_forwards"] = soc.cpu->stats().fast_forwards;
+    r.host["a64_skipped_reads"] = soc.cpu->stats().skipped_reads;
     const cpu::a64_stop stop = soc.timed_out() ? cpu::a64_stop::running : c.stop_reason();
     r.failure = stop == cpu::a64_stop::fault ? "firmware fault: " + c.fault() : "";
-    r.extra = {{"elf", rq.elf},
+    r.extra = {{"elf", rq.elf.empty() ? virt_platform::firmware_image(default_image) : rq.elf},
                {"a64_stop", soc.timed_out() ? "duration" : cpu::to_string(stop)},
                {"instructions", s.instructions},
                {"cpu_busy_ns", to_ns(s.busy)},
                {"interrupts", s.interrupts},
                {"hardirq_ns", to_ns(s.hardirq)},
-               {"fast_forwards", s.fast_forwards},
-               {"skipped_reads", s.skipped_reads},
                {"pasted_bytes", pasted_bytes},
                {"rx_chars_sent", soc.inj.chars_sent()},
+               {"line_text", text_head(soc.monitor.text(), line_text_max)},
                {"uart16550_bytes_on_line", soc.com_monitor.chars()},
                {"uart16550_text_head", text_head(soc.com_monitor.text())}};
     if (!c.fault().empty()) r.extra["fault"] = c.fault();
@@ -122,13 +133,16 @@ run_result run_firmware(const run_request& rq) {
 scenario_def firmware_scenario() {
     scenario_def s;
     s.name = s_name;
-    s.description = "a bare-metal aarch64 ELF (--elf) on the instruction-accurate core, QEMU virt's memory "
-                    "map: the PL011 RTL, a GICv2, a 16550; --payload pasted into the PL011's RXD";
+    s.description =
+        "a bare-metal aarch64 ELF (--elf; default the project's hello.elf) on the instruction-"
+        "accurate core, QEMU virt's memory map: the PL011 RTL, a GICv2, a 16550; --payload pasted "
+        "into the PL011's RXD";
     s.variants = {{"a64", "the image on the aarch64 core (Unicorn), every device access a TLM transaction"}};
-    s.profiles = {{"virt",
-                   "QEMU virt's map: PL011 at 24 MHz UARTCLK, 115200 8N1, device reads 120 ns, writes 60 ns, a "
-                   "1 GHz core at one cycle per instruction",
-                   [](params&) {}}};
+    s.profiles = {
+        {"virt",
+         "QEMU virt's map: PL011 at 24 MHz UARTCLK, 115200 8N1, device reads 120 ns, writes 60 ns, a "
+         "1 GHz core at one cycle per instruction",
+         [](params&) {}}};
     s.default_profile = "virt";
     s.default_payload_bytes = 0;
     s.run = run_firmware;

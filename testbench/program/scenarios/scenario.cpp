@@ -18,8 +18,8 @@ scenario_def firmware_scenario();
 namespace {
 std::vector<scenario_def>& all_scenarios() {
     static std::vector<scenario_def> all{earlycon_pl011_scenario(), console_8250_scenario(),
-                                         tty_paste_scenario(), boot_console_scenario(), hvc_paste_scenario(),
-                                         firmware_scenario()};
+                                         tty_paste_scenario(),      boot_console_scenario(),
+                                         hvc_paste_scenario(),      firmware_scenario()};
     return all;
 }
 } // namespace
@@ -224,9 +224,9 @@ nlohmann::json run_result::to_json() const {
                         {"expect_loss", expect_loss},
                         {"outcome", !failure.empty() ? "failure"
                                     : interactive    ? "interactive"
-                                    : clean()       ? "clean"
-                                    : as_expected() ? "expected-loss"
-                                                    : "difference"},
+                                    : clean()        ? "clean"
+                                    : as_expected()  ? "expected-loss"
+                                                     : "difference"},
                         {"throughput_kbps", throughput_kbps()}};
     if (seed_kbps >= 0) j["seed_kbps"] = seed_kbps;
     if (!line_text_head.empty()) j["line_text_head"] = line_text_head;

@@ -42,9 +42,9 @@ struct run_request {
     // terminal_duration_s simulated seconds (0: no limit). Empty: no terminal.
     std::string terminal;
     double terminal_duration_s = 0;
-    std::string elf;        // --elf: the image the aarch64 core runs (scenario firmware)
-    std::string bus_log;    // --bus-log: every device access the cores issue, to this file
-    double duration_s = 0;  // --duration without a terminal: a time limit, simulated seconds (0: none)
+    std::string elf;       // --elf: the image the aarch64 core runs (scenario firmware)
+    std::string bus_log;   // --bus-log: every device access the cores issue, to this file
+    double duration_s = 0; // --duration without a terminal: a time limit, simulated seconds (0: none)
 };
 
 struct run_result {
@@ -86,9 +86,10 @@ struct run_result {
     bool interactive = false; // a terminal run: no scoreboard, outcome "interactive"
     std::string failure;      // the run failed (a firmware fault): outcome "failure", exit 1
     bool clean() const {
-        return failure.empty() && lost_bytes + corrupted_bytes + duplicated_bytes + extra_bytes + rx_lost_bytes +
-                   rx_corrupted_bytes + rx_duplicated_bytes + rx_extra_bytes ==
-               0;
+        return failure.empty() && lost_bytes + corrupted_bytes + duplicated_bytes + extra_bytes +
+                                          rx_lost_bytes + rx_corrupted_bytes + rx_duplicated_bytes +
+                                          rx_extra_bytes ==
+                                      0;
     }
     // What the run's expectation allows: --expect-loss covers lost bytes (sent or received), never
     // corrupted, duplicated or extra ones.

@@ -56,7 +56,8 @@ void check_modes(const std::string& scenario, const std::string& variant, const 
 // Every variant and profile of each scenario: the parameterised tests below run them all, and a test
 // holds these lists against what `uartvp list` shows, so a new variant cannot be left out.
 constexpr const char* earlycon_variants[] = {
-    "v0", "v0-literal", "v1", "v2", "qdf2400-e44", "console", "console-sbsa", "console-qdf2400-e44"};
+    "v0",           "v0-literal",          "v1",     "v2",     "qdf2400-e44", "console",
+    "console-sbsa", "console-qdf2400-e44", "v0-a64", "v1-a64", "v2-a64"};
 constexpr const char* earlycon_profiles[] = {"hw", "vm"};
 constexpr const char* console_variants[] = {"putchar", "fifo", "fifo-v6.14", "fifo-before-init", "early"};
 constexpr const char* console_profiles[] = {"pc", "slow-bmc", "soc"};
@@ -67,6 +68,8 @@ constexpr const char* boot_variants[] = {"nbcon-atomic",  "legacy",        "cons
 constexpr const char* boot_profiles[] = {"grace", "rpi3b"};
 constexpr const char* hvc_variants[] = {"batching", "latency-break", "loop"};
 constexpr const char* hvc_profiles[] = {"opal", "virtio"};
+constexpr const char* firmware_variants[] = {"a64"};
+constexpr const char* firmware_profiles[] = {"virt"};
 
 // `uartvp list`: scenario -> (variants, profiles), each line's first word under "variants:"/"profiles:".
 std::map<std::string, std::pair<std::set<std::string>, std::set<std::string>>> listed() {
@@ -105,7 +108,7 @@ template <std::size_t N> std::set<std::string> as_set(const char* const (&a)[N])
 
 TEST(Modes, EveryListedVariantAndProfileIsCovered) {
     const auto m = listed();
-    ASSERT_EQ(m.size(), 5u) << "a new scenario needs its own fast-against-reference tests";
+    ASSERT_EQ(m.size(), 6u) << "a new scenario needs its own fast-against-reference tests";
     EXPECT_EQ(m.at("earlycon-pl011").first, as_set(earlycon_variants));
     EXPECT_EQ(m.at("earlycon-pl011").second, as_set(earlycon_profiles));
     EXPECT_EQ(m.at("console-8250").first, as_set(console_variants));
@@ -116,6 +119,14 @@ TEST(Modes, EveryListedVariantAndProfileIsCovered) {
     EXPECT_EQ(m.at("boot-console").second, as_set(boot_profiles));
     EXPECT_EQ(m.at("hvc-paste").first, as_set(hvc_variants));
     EXPECT_EQ(m.at("hvc-paste").second, as_set(hvc_profiles));
+    EXPECT_EQ(m.at("firmware").first, as_set(firmware_variants));
+    EXPECT_EQ(m.at("firmware").second, as_set(firmware_profiles));
+}
+
+// The aarch64 core with the project's hello.elf (its default image) and the echo of a paste
+// (test_program_firmware has the images and their other checks).
+TEST(FirmwareModes, FastGivesTheSameResultsAsReference) {
+    check_modes("firmware", "a64", "virt");
 }
 
 class EarlyconModes : public ::testing::TestWithParam<std::tuple<const char*, const char*>> {};

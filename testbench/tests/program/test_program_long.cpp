@@ -167,11 +167,12 @@ TEST(LongRuns, CompareInParallelGivesTheSameRowsInVariantOrder) {
     EXPECT_EQ(without_wall(one.out), without_wall(two.out));
     const nlohmann::json a = nlohmann::json::parse(slurp(dir + "/one.json")),
                          b = nlohmann::json::parse(slurp(dir + "/two.json"));
-    ASSERT_EQ(a["runs"].size(), 8u);
-    ASSERT_EQ(b["runs"].size(), 8u);
+    ASSERT_EQ(a["runs"].size(), 11u);
+    ASSERT_EQ(b["runs"].size(), 11u);
     const char* order[] = {"v0",          "v0-literal", "v1",           "v2",
-                           "qdf2400-e44", "console",    "console-sbsa", "console-qdf2400-e44"};
-    for (std::size_t i = 0; i < 8; ++i) {
+                           "qdf2400-e44", "console",    "console-sbsa", "console-qdf2400-e44",
+                           "v0-a64",      "v1-a64",     "v2-a64"};
+    for (std::size_t i = 0; i < 11; ++i) {
         EXPECT_EQ(b["runs"][i]["variant"], order[i]);
         EXPECT_EQ(simulated(a["runs"][i]), simulated(b["runs"][i])) << order[i];
     }

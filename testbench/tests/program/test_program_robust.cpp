@@ -358,11 +358,11 @@ TEST(Outputs, JsonOnStandardOutputCarriesTheJsonAlone) {
     // One run per earlycon-pl011 variant, as `uartvp list` names them.
     const result l = run_uartvp("list");
     std::size_t variants = 0;
-    for (const char* v :
-         {"v0", "v0-literal", "v1", "v2", "qdf2400-e44", "console", "console-sbsa", "console-qdf2400-e44"})
+    for (const char* v : {"v0", "v0-literal", "v1", "v2", "qdf2400-e44", "console", "console-sbsa",
+                          "console-qdf2400-e44", "v0-a64", "v1-a64", "v2-a64"})
         if (l.out.find(v) != std::string::npos) ++variants;
     EXPECT_EQ(all["runs"].size(), variants);
-    EXPECT_EQ(variants, 8u);
+    EXPECT_EQ(variants, 11u);
     EXPECT_NE(c.err.find("qdf2400-e44"), std::string::npos) << "the table, on standard error: " << c.err;
 }
 
