@@ -53,11 +53,12 @@ bool may_store(std::uint32_t i) {
     return true;                                                    // anything else: assume a store
 }
 
-// Changes PSTATE.DAIF (at the end of its block: these end a translation block): MSR DAIFSet/DAIFClr,
-// MSR DAIF, Xt, and ERET.
+// Changes PSTATE.DAIF (at the end of its block: these end a translation block): MSR DAIFSet/DAIFClr and
+// MSR DAIF, Xt.
 bool changes_daif(std::uint32_t i) {
-    return (i & 0xfffff0dfu) == 0xd50340dfu || (i & 0xffffffe0u) == 0xd51b4220u || i == 0xd69f03e0u;
+    return (i & 0xfffff0dfu) == 0xd50340dfu || (i & 0xffffffe0u) == 0xd51b4220u;
 }
+constexpr std::uint32_t insn_eret = 0xd69f03e0u;
 
 constexpr std::uint32_t insn_wfi = 0xd503207fu;
 constexpr std::uint32_t insn_hvc0 = 0xd4000002u, insn_smc0 = 0xd4000003u;
@@ -138,6 +139,7 @@ private:
     bool line_before(const sc_time& t);
     void take_interrupt(std::uint64_t addr);
     void note_daif();
+    void window(bool open);
     void psci(std::uint64_t pc);
     void stop(a64_stop why, const std::string& fault = "");
     void close_figures();
@@ -154,7 +156,7 @@ private:
     struct block_info {
         std::uint64_t addr = ~std::uint64_t(0);
         std::uint32_t size = 0;
-        bool has_store = false, daif = false;
+        bool has_store = false, daif = false, eret = false;
     };
     const block_info& info(std::uint64_t addr, std::uint32_t size);
     static constexpr unsigned block_slots = 4096; // direct-mapped by address
@@ -185,7 +187,9 @@ private:
     bool m_irq_masked = true; // PSTATE.I, as of the last block boundary that could change it
     unsigned m_hardirq_depth = 0;
     sc_time m_hardirq_since, m_irq_off_since;
-    bool m_daif_changed = false; // the block that ran last may have changed DAIF (or returned)
+    bool m_daif_changed = false; // the block that ran last may have changed DAIF
+    bool m_returned = false;     // the block that ran last ended in eret
+    bool m_window_open = true;   // an IRQs-off window (PSTATE.I set outside handlers): from reset
     sc_time m_wfi_total;
     bool m_in_wfi = false, m_finished = false;
 
@@ -334,6 +338,7 @@ const a64_core_impl::block_info& a64_core_impl::info(std::uint64_t addr, std::ui
         for (std::uint32_t w : words) {
             b.has_store = b.has_store || may_store(w);
             b.daif = b.daif || changes_daif(w);
+            b.eret = b.eret || w == insn_eret;
         }
     return b;
 }
@@ -390,12 +395,8 @@ void a64_core_impl::finish() {
 }
 
 void a64_core_impl::close_figures() {
-    if (m_irq_masked && m_hardirq_depth == 0) {
-        const sc_time w = m_time - m_irq_off_since;
-        m_stats.irq_off_total += w;
-        m_stats.irq_off_max = std::max(m_stats.irq_off_max, w);
-        ++m_stats.irq_off_windows;
-    }
+    window(false);
+    if (m_hardirq_depth > 0) m_stats.hardirq += m_time - m_hardirq_since;
     m_stats.busy = m_time - m_wfi_total;
 }
 
@@ -454,7 +455,7 @@ void a64_core_impl::on_block(std::uint64_t addr, std::uint32_t size) {
         stop(m_asked_stop, m_asked_fault);
         return;
     }
-    if (m_daif_changed) note_daif();
+    if (m_daif_changed || m_returned) note_daif();
     if (m_irq_noticed && !m_irq_masked) {
         take_interrupt(addr); // a PC write: the engine goes to the vector (this block does not run)
         return;
@@ -473,30 +474,31 @@ void a64_core_impl::on_block(std::uint64_t addr, std::uint32_t size) {
     m_block_stores = b.has_store;
     m_store_seen = m_store_seen || b.has_store;
     m_daif_changed = b.daif;
+    m_returned = b.eret;
 }
 
-// PSTATE.I after a block that may have changed it (MSR DAIF*, ERET): IRQs-off windows and the return
-// from an interrupt.
+// PSTATE.I after a block that may have changed it (MSR DAIF*) or returned from an interrupt (ERET): the
+// IRQs-off windows (outside handlers) and the time in handlers.
 void a64_core_impl::note_daif() {
-    m_daif_changed = false;
-    const bool masked = reg(UC_ARM64_REG_PSTATE) & pstate_i;
-    if (m_hardirq_depth > 0 && !masked) {
-        // Returned from the handler (the interrupted code had IRQs enabled).
-        --m_hardirq_depth;
+    if (m_returned && m_hardirq_depth > 0 && --m_hardirq_depth == 0)
         m_stats.hardirq += m_time - m_hardirq_since;
-        m_irq_masked = false;
+    m_daif_changed = m_returned = false;
+    m_irq_masked = reg(UC_ARM64_REG_PSTATE) & pstate_i;
+    window(m_hardirq_depth == 0 && m_irq_masked);
+}
+
+// Opens or closes the IRQs-off window at the core's time.
+void a64_core_impl::window(bool open) {
+    if (open == m_window_open) return;
+    m_window_open = open;
+    if (open) {
+        m_irq_off_since = m_time;
         return;
     }
-    if (m_hardirq_depth > 0 || masked == m_irq_masked) return;
-    m_irq_masked = masked;
-    if (masked) {
-        m_irq_off_since = m_time;
-    } else {
-        const sc_time w = m_time - m_irq_off_since;
-        m_stats.irq_off_total += w;
-        m_stats.irq_off_max = std::max(m_stats.irq_off_max, w);
-        ++m_stats.irq_off_windows;
-    }
+    const sc_time w = m_time - m_irq_off_since;
+    m_stats.irq_off_total += w;
+    m_stats.irq_off_max = std::max(m_stats.irq_off_max, w);
+    ++m_stats.irq_off_windows;
 }
 
 // The architecture's IRQ entry at the boundary before `addr`, to the current EL with SP_ELx.
@@ -506,8 +508,8 @@ void a64_core_impl::take_interrupt(std::uint64_t addr) {
     set_reg(UC_ARM64_REG_PSTATE, pstate_irq_entry);
     set_reg(UC_ARM64_REG_PC, reg(UC_ARM64_REG_VBAR_EL1) + vector_irq_current_spx);
     m_irq_masked = true;
-    ++m_hardirq_depth;
-    m_hardirq_since = m_time;
+    if (m_hardirq_depth++ == 0) m_hardirq_since = m_time;
+    window(false); // handlers are hard-IRQ time, not an IRQs-off window
     ++m_stats.interrupts;
     m_watch.valid = false;
 }

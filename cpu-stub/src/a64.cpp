@@ -39,10 +39,17 @@ struct loaded {
     std::string why; // empty when loaded
 };
 
-// Where to look, in order: the environment's choice, the build tree, the install, the search path.
+// Where to look, in order: the environment's choice, beside this library (an install: lib/uartvp/), the
+// build tree, the configured install, the search path.
 std::vector<std::string> candidates() {
     std::vector<std::string> c;
     if (const char* env = std::getenv("UARTVP_A64_LIBRARY"); env && *env) return {env};
+    Dl_info self{};
+    if (dladdr(reinterpret_cast<void*>(&a64_available), &self) && self.dli_fname) {
+        const std::string lib = self.dli_fname;
+        const auto slash = lib.rfind('/');
+        if (slash != std::string::npos) c.push_back(lib.substr(0, slash) + "/uartvp/" + library_name);
+    }
 #ifdef UARTVP_A64_DIRS
     std::istringstream dirs(UARTVP_A64_DIRS);
     for (std::string d; std::getline(dirs, d, ':');)

@@ -257,6 +257,40 @@ workload console_8250(const std::string& name, std::size_t bytes, int rounds) {
     return w;
 }
 
+// The aarch64 core (the add-on): earlycon-pl011's v0-a64 on profile hw, with the polling loops
+// fast-forwarded or executed one by one.
+workload a64_earlycon(const std::string& name, std::size_t bytes, bool fast_forward, int rounds) {
+    workload w{name, fast_forward ? "fast" : "fast, literal"};
+    w.argv = {UARTVP_BIN,
+              "run",
+              "earlycon-pl011",
+              "--variant",
+              "v0-a64",
+              "--profile",
+              "hw",
+              "--payload-bytes",
+              std::to_string(bytes),
+              "--set",
+              fast_forward ? "a64_fast_forward=1" : "a64_fast_forward=0"};
+    w.rounds = rounds;
+    return w;
+}
+
+// A project image (sw/firmware) on the aarch64 core: the bytes it sent count as written, a paste's as
+// pasted.
+workload firmware(const std::string& name, const std::string& image, const std::vector<std::string>& args,
+                  int rounds) {
+    workload w{name, "fast"};
+    w.argv = {UARTVP_BIN, "run", "firmware", "--elf", std::string(FIRMWARE_DIR) + "/" + image};
+    w.argv.insert(w.argv.end(), args.begin(), args.end());
+    w.rounds = rounds;
+    w.adapt = [](nlohmann::json& r) {
+        r["bytes_written"] = r["bytes_on_line"];
+        if (r.value("pasted_bytes", 0) > 0) r["rx_bytes_pasted"] = r["pasted_bytes"];
+    };
+    return w;
+}
+
 // A paste into the PL011 with an interrupt-driven reader: JSON on stdout, without the console fields.
 workload rx_paste(const std::string& name, std::size_t bytes, int rounds) {
     workload w{name, "fast", {PASTE_BIN, std::to_string(bytes)}, true, true, rounds};
@@ -522,9 +556,24 @@ int main(int argc, char** argv) {
                              short_rounds),
                    console_8250("8250 fifo pc " + std::to_string(paste / 1000) + kb, paste, short_rounds),
                    rx_paste("pl011 rx paste " + std::to_string(paste / 1000) + kb, paste, short_rounds)});
+    // The aarch64 core, where the add-on and the images are built: the boot's console with the loops
+    // fast-forwarded and (a slice) executed, the echo of a paste, a loop of arithmetic alone.
+    std::vector<outcome> a64;
+    const bool with_a64 = std::ifstream(std::string(FIRMWARE_DIR) + "/compute.elf").good() &&
+                          std::ifstream(std::string(A64_LIBRARY)).good();
+    if (with_a64)
+        a64 = alternate(
+            {a64_earlycon("earlycon v0-a64 hw " + std::to_string(boot / 1000) + kb, boot, true, short_rounds),
+             a64_earlycon("earlycon v0-a64 hw " + std::to_string(slice / 1000) + kb, slice, false,
+                          long_rounds),
+             firmware("firmware echo " + std::to_string(paste / 1000) + kb, "echo.elf",
+                      {"--payload-bytes", std::to_string(paste)}, short_rounds),
+             firmware("firmware compute", "compute.elf", {}, short_rounds)});
     // The table's order.
-    const std::vector<const outcome*> rows{&hw[0],  &hw[1], &sl[0], &sl[1], &sl[2], &vm[0], &vm[2],
-                                           &one[0], &rx[0], &rx[1], &rx[2], &hw[2], &vm[1]};
+    std::vector<const outcome*> rows{&hw[0],  &hw[1], &sl[0], &sl[1], &sl[2], &vm[0], &vm[2],
+                                     &one[0], &rx[0], &rx[1], &rx[2], &hw[2], &vm[1]};
+    for (const outcome& o : a64)
+        rows.push_back(&o);
     bool differ = false;
 
     fmt::print("{:<32} {:<10} {:>9} {:>8} {:>8} {:>9} {:>12} {:>12} {:>11} {:>8} {:>7} {:>5}\n", "workload",
@@ -602,6 +651,25 @@ int main(int argc, char** argv) {
     }
     show(pair_ratio("earlycon hw: v0-literal vs v0", hw[0], hw[2]), 2);
     show(pair_ratio("earlycon vm: v0-literal vs v0", vm[0], vm[1]), 2);
+    if (a64.empty()) {
+        fmt::print("  aarch64 core: skipped, the add-on or the firmware images are not built\n");
+    } else {
+        for (std::size_t i = 0; i < 3; ++i) {
+            const ratio q = speed(a64[i].w.name + ", " + a64[i].w.mode + ": simulated / wall", a64[i]);
+            fmt::print("  {:<58} {:>8.1f}x  {}\n", q.name, q.wall, spread(q, q.wall_min, q.wall_max, 1));
+            ratios.push_back(to_json(q));
+        }
+        std::vector<double> mips, cpu_mips;
+        for (const sample& x : a64[3].runs) {
+            mips.push_back(x.r["instructions"].get<double>() / x.wall / 1e6);
+            cpu_mips.push_back(x.r["instructions"].get<double>() / x.cpu / 1e6);
+        }
+        ratio q;
+        q.name = "firmware compute: instructions per second (millions)";
+        per_round(q, mips, cpu_mips);
+        fmt::print("  {:<58} {:>8.0f} M  {}\n", q.name, q.wall, spread(q, q.wall_min, q.wall_max, 0));
+        ratios.push_back(to_json(q));
+    }
     fmt::print(
         "rounds: the workloads of a pair run in turn (A B, B A, ...); wall s, cpu s: medians over the runs; "
         "cpu: user + system time of the whole child process, start-up included; a side that ran fewer "

@@ -392,6 +392,10 @@ const std::vector<key_def>& keys() {
              "aarch64 core: how far it may run ahead of SystemC time between device accesses, ns", a64,
              only_a64,
              whole(&params::quantum_ns, 1, 1'000'000'000, "expected a whole number of ns from 1 to 1e9")},
+            {"a64_fast_forward", "", "1",
+             "aarch64 core: in fast mode, run a polling loop that a read promise covers as one operation "
+             "(0: execute every iteration, as reference mode does; the same results, slower)",
+             a64, only_a64, flag(&params::a64_fast_forward)},
             {"paste_at_us", "us", "100",
              "firmware: when the --payload paste into the PL011's RXD starts, us (the firmware has set the "
              "UART up by then)",

@@ -87,6 +87,7 @@ struct params {
     // the aarch64 core (firmware): cycles per instruction, its quantum; when firmware's RX paste starts
     unsigned cpi{};
     std::uint64_t quantum_ns{};
+    bool a64_fast_forward{};
     double paste_at_us{};
     // run
     bool reset_after_write{}; // assert the UART's reset right after the last write returns

@@ -59,7 +59,7 @@ cpu::a64_config virt_platform::core_config(const params& p) {
     c.timing.fallback = {"device", 0, 0, sc_time(p.mmio_read_ns, SC_NS), sc_time(p.mmio_write_ns, SC_NS)};
     c.cpi = p.cpi;
     c.quantum_ns = p.quantum_ns;
-    c.fast_forward = !p.reference;
+    c.fast_forward = !p.reference && p.a64_fast_forward;
     return c;
 }
 

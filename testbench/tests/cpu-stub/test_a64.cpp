@@ -222,6 +222,43 @@ TEST(A64Core, PollLoopFastForwardEqualsReferenceMode) {
     EXPECT_LT(fast.transactions, 10u) << "the loop ran read by read";
 }
 
+// Unicorn keeps its state per engine: two cores on SystemC's one thread, interleaving at every wait()
+// (each polls its own device, with different timings), run as each does alone.
+TEST(A64Core, TwoCoresInOneSimulationRunAsEachAlone) {
+    A64_OR_SKIP();
+    const auto busy = [](const sc_time& t) { return [t](rig& r) { r.device.busy_until = t; }; };
+    const outcome alone_a = run_child({words(ram, poll_program)}, true, busy(sc_time(30, SC_US)));
+    const outcome alone_b = run_child({words(ram, poll_program)}, false, busy(sc_time(70, SC_US)));
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        double out[4];
+        {
+            rig a("a", {words(ram, poll_program)}, true), b("b", {words(ram, poll_program)}, false);
+            a.device.busy_until = sc_time(30, SC_US);
+            b.device.busy_until = sc_time(70, SC_US);
+            sc_start(sc_time(1, SC_SEC));
+            out[0] = a.core->local_time().to_seconds() * 1e9;
+            out[1] = static_cast<double>(a.core->stats().mmio_reads);
+            out[2] = b.core->local_time().to_seconds() * 1e9;
+            out[3] = static_cast<double>(b.core->stats().mmio_reads);
+        }
+        (void)!write(fds[1], out, sizeof out);
+        _exit(0);
+    }
+    close(fds[1]);
+    double out[4] = {};
+    const auto got = read(fds[0], out, sizeof out);
+    close(fds[0]);
+    waitpid(pid, nullptr, 0);
+    ASSERT_EQ(got, static_cast<ssize_t>(sizeof out));
+    EXPECT_DOUBLE_EQ(out[0], alone_a.end_ns);
+    EXPECT_EQ(out[1], static_cast<double>(alone_a.reads));
+    EXPECT_DOUBLE_EQ(out[2], alone_b.end_ns);
+    EXPECT_EQ(out[3], static_cast<double>(alone_b.reads));
+}
+
 TEST(A64Core, LoopThatStoresIsNotFastForwarded) {
     A64_OR_SKIP();
     const std::vector<std::uint32_t> program = {

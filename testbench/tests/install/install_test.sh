@@ -6,6 +6,8 @@
 #   my-putc   examples/my-putc/: a plugin, run by the installed program as an earlycon-pl011 variant
 #   soc       examples/soc/: two PL011s and a 16550 on the router; built with CMake and again with
 #             pkg-config (uartvp.pc), run with no arguments from another directory
+#   a64       examples/a64/: the aarch64 core (the add-on the package installs beside the library) running
+#             the installed hello.elf; 77 (skipped) where the package has no add-on or no firmware
 #   headers   every installed header compiled alone without a warning under -Wall -Wextra
 #             -Wsuggest-override -Wmissing-field-initializers, and named in README.md or docs/*.md
 # Usage: install_test.sh BUILD_DIR [consumer|my-putc] [CXX_FLAGS [LINKER_FLAGS]]: the project is compiled
@@ -22,6 +24,7 @@ case $what in
     consumer) src=$here/consumer ;;
     my-putc) src=$top/examples/my-putc ;;
     soc) src=$top/examples/soc ;;
+    a64) src=$top/examples/a64 ;;
     headers) src= ;;
     *) echo "install_test.sh: unknown project '$what'" >&2; exit 2 ;;
 esac
@@ -102,5 +105,15 @@ case $what in
             $(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig:${PKG_CONFIG_PATH:-}" pkg-config --cflags --libs uartvp) $ld_flags
         TMPDIR=$work LD_LIBRARY_PATH="$work/prefix/lib:${LD_LIBRARY_PATH:-}" "$work/soc-pc" "$work/soc-pc.vcd" >/dev/null
         test -s "$work/soc-pc.vcd"
+        ;;
+    a64)
+        # The installed library looks for the add-on beside itself (lib/uartvp/) before the build tree.
+        image=$work/prefix/share/uartvp/firmware/hello.elf
+        if [ ! -f "$work/prefix/lib/uartvp/libuartvp-a64.so" ] || [ ! -f "$image" ]; then
+            echo "skipped: the package has no aarch64 core add-on or no firmware (libunicorn-dev, aarch64-linux-gnu-gcc)"
+            exit 77
+        fi
+        LD_LIBRARY_PATH="$work/prefix/lib:${LD_LIBRARY_PATH:-}" "$work/build/a64_soc" "$image" >"$work/a64.out"
+        grep -q "Hello from uartvp firmware" "$work/a64.out"
         ;;
 esac

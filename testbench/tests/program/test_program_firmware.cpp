@@ -70,6 +70,8 @@ TEST(Firmware, BadImagesAndOptionsAreRefusedWithTheReason) {
     refused("run earlycon-pl011 --elf " + fw + "/hello.elf", "runs no firmware image");
     refused("run firmware --elf " + fw + "/hello.elf --set relax_cycles=3", "relax_cycles");
     refused("run earlycon-pl011 --variant v0 --set cpi=2", "apply to the aarch64 core's variants");
+    refused("run earlycon-pl011 --variant v2 --set a64_fast_forward=0",
+            "apply to the aarch64 core's variants");
     refused("run earlycon-pl011 --variant v0-a64 --set cores=2", "one aarch64 core");
     refused("run earlycon-pl011 --variant v1-a64 --set relax_cycles=9", "yield instruction");
     refused("run tty-paste --bus-log /tmp/x.log", "does not log its bus");
@@ -187,6 +189,7 @@ TEST(Firmware, SameBytesAsQemuVirt) {
     const std::vector<image> images = {
         {"hello", "", ""},
         {"timer", "", ""},
+        {"compute", "", ""},
         {"earlycon-v0", "--payload " + payload, ""},
         {"earlycon-v2", "--payload " + payload, ""},
         {"echo", "--input " + input, "--payload " + input},
