@@ -114,6 +114,7 @@ public:
     sc_time local_time() const override { return m_time; }
     void finish() override;
     bool in_wfi() const override { return m_in_wfi; }
+    void observe() override { m_observed = true; }
 
 private:
     SC_HAS_PROCESS(a64_core_impl);
@@ -121,11 +122,12 @@ private:
     void run();
     void on_line();
     void vtimer_eval();
+    void drive();
 
     // Unicorn's callbacks.
     static void block_hook(uc_engine*, std::uint64_t addr, std::uint32_t size, void* self);
-    static std::uint64_t mmio_read(uc_engine*, std::uint64_t addr, unsigned size, void* self);
-    static void mmio_write(uc_engine*, std::uint64_t addr, unsigned size, std::uint64_t value, void* self);
+    static std::uint64_t mmio_read_cb(uc_engine*, std::uint64_t addr, unsigned size, void* self);
+    static void mmio_write_cb(uc_engine*, std::uint64_t addr, unsigned size, std::uint64_t value, void* self);
     static void intr_hook(uc_engine*, std::uint32_t intno, void* self);
     static std::uint32_t mrs_hook(uc_engine*, uc_arm64_reg reg, const uc_arm64_cp_reg* cp, void* self);
     static std::uint32_t msr_hook(uc_engine*, uc_arm64_reg reg, const uc_arm64_cp_reg* cp, void* self);
@@ -214,6 +216,19 @@ private:
     sc_event m_vtimer_ev;
 
     tlm::tlm_generic_payload m_tx;
+
+    // The observation signals' changes, in time order, written by drive() at their times.
+    enum class sig : std::uint8_t { irqs_off, in_hardirq, waiting, polling, addr, read, write };
+    struct change {
+        sc_time at;
+        sig what;
+        std::uint64_t value;
+    };
+    std::deque<change> m_changes;
+    sc_event m_drive_ev;
+    bool m_observed = false;
+    sc_time m_last_change;
+    void show(sig what, std::uint64_t value, const sc_time& at);
 };
 
 a64_core_impl::a64_core_impl(const sc_module_name& name, const a64_config& config)
@@ -232,7 +247,7 @@ a64_core_impl::a64_core_impl(const sc_module_name& name, const a64_config& confi
     if ((e = uc_mem_map(m_uc, config.ram_base, config.ram_size, UC_PROT_ALL)) != UC_ERR_OK)
         fail("mapping RAM", e);
     // Everything below RAM is the bus (devices decode their own ranges; the router answers the rest).
-    if ((e = uc_mmio_map(m_uc, 0, config.ram_base, mmio_read, this, mmio_write, this)) != UC_ERR_OK)
+    if ((e = uc_mmio_map(m_uc, 0, config.ram_base, mmio_read_cb, this, mmio_write_cb, this)) != UC_ERR_OK)
         fail("mapping the bus", e);
     uc_hook h;
     if ((e = uc_hook_add(m_uc, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(block_hook), this, 1, 0)) !=
@@ -258,6 +273,52 @@ a64_core_impl::a64_core_impl(const sc_module_name& name, const a64_config& confi
     SC_METHOD(vtimer_eval);
     sensitive << m_vtimer_ev;
     dont_initialize();
+    SC_METHOD(drive);
+    sensitive << m_drive_ev;
+    dont_initialize();
+}
+
+// A change of an observation signal at `at` (the core's time; the present if the core stands behind it,
+// after a fast-forward), kept in time order.
+void a64_core_impl::show(sig what, std::uint64_t value, const sc_time& at) {
+    if (!m_observed) return;
+    const sc_time t = std::max({at, sc_time_stamp(), m_last_change});
+    m_last_change = t;
+    const bool first = m_changes.empty();
+    m_changes.push_back({t, what, value});
+    if (first) m_drive_ev.notify(t - sc_time_stamp());
+}
+
+void a64_core_impl::drive() {
+    const sc_time now = sc_time_stamp();
+    while (!m_changes.empty() && m_changes.front().at <= now) {
+        const change& c = m_changes.front();
+        switch (c.what) {
+        case sig::irqs_off:
+            irqs_off.write(c.value != 0);
+            break;
+        case sig::in_hardirq:
+            in_hardirq.write(c.value != 0);
+            break;
+        case sig::waiting:
+            waiting.write(c.value != 0);
+            break;
+        case sig::polling:
+            polling.write(c.value != 0);
+            break;
+        case sig::addr:
+            mmio_addr.write(c.value);
+            break;
+        case sig::read:
+            mmio_read.write(c.value != 0);
+            break;
+        case sig::write:
+            mmio_write.write(c.value != 0);
+            break;
+        }
+        m_changes.pop_front();
+    }
+    if (!m_changes.empty()) m_drive_ev.notify(m_changes.front().at - now);
 }
 
 void a64_core_impl::fail(const char* what, uc_err e) {
@@ -432,10 +493,12 @@ void a64_core_impl::wait_for_interrupt() {
     sync();
     const sc_time from = m_time;
     m_in_wfi = true;
+    show(sig::waiting, 1, m_time);
     while (!irq.read())
         wait(irq.value_changed_event());
     m_in_wfi = false;
     if (sc_time_stamp() > m_time) m_time = sc_time_stamp();
+    show(sig::waiting, 0, m_time);
     m_wfi_total += m_time - from;
     m_irq_noticed = true; // woken by it
     m_next_grid = sc_time::from_value((m_time.value() / m_quantum.value() + 1) * m_quantum.value());
@@ -480,8 +543,10 @@ void a64_core_impl::on_block(std::uint64_t addr, std::uint32_t size) {
 // PSTATE.I after a block that may have changed it (MSR DAIF*) or returned from an interrupt (ERET): the
 // IRQs-off windows (outside handlers) and the time in handlers.
 void a64_core_impl::note_daif() {
-    if (m_returned && m_hardirq_depth > 0 && --m_hardirq_depth == 0)
+    if (m_returned && m_hardirq_depth > 0 && --m_hardirq_depth == 0) {
         m_stats.hardirq += m_time - m_hardirq_since;
+        show(sig::in_hardirq, 0, m_time);
+    }
     m_daif_changed = m_returned = false;
     m_irq_masked = reg(UC_ARM64_REG_PSTATE) & pstate_i;
     window(m_hardirq_depth == 0 && m_irq_masked);
@@ -491,6 +556,7 @@ void a64_core_impl::note_daif() {
 void a64_core_impl::window(bool open) {
     if (open == m_window_open) return;
     m_window_open = open;
+    show(sig::irqs_off, open, m_time);
     if (open) {
         m_irq_off_since = m_time;
         return;
@@ -508,7 +574,10 @@ void a64_core_impl::take_interrupt(std::uint64_t addr) {
     set_reg(UC_ARM64_REG_PSTATE, pstate_irq_entry);
     set_reg(UC_ARM64_REG_PC, reg(UC_ARM64_REG_VBAR_EL1) + vector_irq_current_spx);
     m_irq_masked = true;
-    if (m_hardirq_depth++ == 0) m_hardirq_since = m_time;
+    if (m_hardirq_depth++ == 0) {
+        m_hardirq_since = m_time;
+        show(sig::in_hardirq, 1, m_time);
+    }
     window(false); // handlers are hard-IRQ time, not an IRQs-off window
     ++m_stats.interrupts;
     m_watch.valid = false;
@@ -516,11 +585,11 @@ void a64_core_impl::take_interrupt(std::uint64_t addr) {
 
 // ---- device accesses
 
-std::uint64_t a64_core_impl::mmio_read(uc_engine*, std::uint64_t addr, unsigned size, void* self) {
+std::uint64_t a64_core_impl::mmio_read_cb(uc_engine*, std::uint64_t addr, unsigned size, void* self) {
     return static_cast<a64_core_impl*>(self)->access(addr, size, false, 0);
 }
 
-void a64_core_impl::mmio_write(uc_engine*, std::uint64_t addr, unsigned size, std::uint64_t value,
+void a64_core_impl::mmio_write_cb(uc_engine*, std::uint64_t addr, unsigned size, std::uint64_t value,
                                void* self) {
     static_cast<a64_core_impl*>(self)->access(addr, size, true, value);
 }
@@ -600,7 +669,14 @@ bool a64_core_impl::transport(tlm::tlm_generic_payload& tx, read_promise* promis
         return false;
     }
     const sc_time by_target = sc_time_stamp() + delay;
+    const sc_time issued = m_time;
     m_time = std::max(done_by_cost, by_target);
+    if (m_observed) {
+        const sig strobe = tx.is_read() ? sig::read : sig::write;
+        show(sig::addr, addr, issued);
+        show(strobe, 1, issued);
+        show(strobe, 0, m_time);
+    }
     return by_target <= done_by_cost;
 }
 
@@ -612,12 +688,14 @@ bool a64_core_impl::transport(tlm::tlm_generic_payload& tx, read_promise* promis
 void a64_core_impl::fast_forward(const read_promise& p, const sc_time& issued, std::uint64_t period_instr,
                                  const sc_time& period) {
     if (p.broken_already() || p.until <= issued + period) return;
+    show(sig::polling, 1, m_time);
     if (p.until == sc_max_time())
         wait(*p.broken | irq.value_changed_event());
     else
         wait(p.until - sc_time_stamp(), *p.broken | irq.value_changed_event());
     const std::uint64_t span = sc_time_stamp().value() - issued.value();
     const std::uint64_t n = span == 0 ? 0 : (span - 1) / period.value(); // issued + k*period < now
+    show(sig::polling, 0, sc_time_stamp());
     if (n == 0) return;
     m_time += sc_time::from_value(n * period.value());
     m_stats.instructions += n * period_instr;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/stop.h"
+#include "cli/waves.h"
 
 namespace uartvp::program {
 
@@ -119,6 +120,50 @@ void virt_platform::load(const cpu::elf_image& image, const std::string& mailbox
     const std::uint64_t n = mailbox.size();
     cpu->write_memory(mailbox_base, &n, sizeof n);
     cpu->write_memory(mailbox_base + sizeof n, mailbox.data(), mailbox.size());
+}
+
+void virt_platform::add_waves(waves& w) {
+    cpu->observe();
+    register_names names = pl011_register_names(pl011_base);
+    names.merge(uart16550_register_names(uart16550_base, 2));
+    w.name_registers(names);
+    w.begin_group("CPU (aarch64)");
+    w.bit(cpu->irqs_off, "cpu0.irqs_off");
+    w.bit(cpu->in_hardirq, "cpu0.in_hardirq");
+    w.bit(cpu->waiting, "cpu0.wfi");
+    w.bit(cpu->polling, "cpu0.polling");
+    w.bit(cpu_irq, "cpu0.irq");
+    w.bit(vtimer, "cpu0.vtimer");
+    w.end_group();
+    w.begin_group("Bus");
+    w.address(cpu->mmio_addr, "bus.addr");
+    w.bit(cpu->mmio_read, "bus.read");
+    w.bit(cpu->mmio_write, "bus.write");
+    w.end_group();
+    w.begin_group("UART0 (PL011)");
+    w.level(uart.tx_fifo_level, "uart0.tx_fifo_level", m_p.fifo_depth);
+    w.level(uart.rx_fifo_level, "uart0.rx_fifo_level", m_p.fifo_depth);
+    w.bit(uart.busy, "uart0.busy");
+    w.bit(uart.txff, "uart0.txff");
+    w.bit(uart.txfe, "uart0.txfe");
+    w.bit(uart.rxfe, "uart0.rxfe");
+    w.bit(uart_irq, "uart0.irq");
+    w.end_group();
+    w.begin_group("UART1 (16550)");
+    w.level(com.tx_fifo_level, "uart1.tx_fifo_level", 16);
+    w.bit(com.thre, "uart1.thre");
+    w.bit(com.temt, "uart1.temt");
+    w.bit(com_irq, "uart1.irq");
+    w.line(com_txd, "uart1.txd", "uart1_txd");
+    w.end_group();
+    // The PL011's lines from the reports where the monitor takes them so (the pins stay idle).
+    if (m_p.line_as_characters()) {
+        const waves::reported_lines l = w.lines_from_reports();
+        uart.report_line(l.txd);
+        inj.report_to(l.rxd);
+    } else {
+        w.lines(txd, rxd);
+    }
 }
 
 void virt_platform::track() {

@@ -55,6 +55,8 @@ public:
     unsigned tx_fifo_max() const { return m_tx_fifo_max; }
 
     static cpu::a64_config core_config(const params& p);
+    // Puts the core, the bus, both UARTs and their lines into a run's waves (before the simulation).
+    void add_waves(class waves& w);
     // The project's firmware image `name` (sw/firmware: hello.elf, earlycon-v0.elf, ...): where the
     // environment's UARTVP_FIRMWARE_DIR, the build tree or the install has it; empty (and `why`) if none.
     static std::string firmware_image(const std::string& name, std::string* why = nullptr);

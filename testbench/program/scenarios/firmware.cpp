@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "cli/bus_log.h"
+#include "cli/waves.h"
 #include "platforms/virt_platform.h"
 #include "scenarios/scenario.h"
 
@@ -21,9 +23,7 @@ constexpr const char* default_image = "hello.elf"; // without --elf
 
 // The ELF, checked before anything is built (a bad file is bad input: exit 2 with the reason).
 cpu::elf_image read_image(const run_request& rq) {
-    if (!rq.vcd.empty() || !rq.trace.empty())
-        throw usage_error(std::string(!rq.vcd.empty() ? "--vcd" : "--trace") + ": " + s_name +
-                          " has no waves or timeline yet");
+    if (!rq.trace.empty()) throw usage_error(std::string("--trace: ") + s_name + " writes no timeline yet");
     std::string why;
     if (!cpu::a64_available(&why)) throw usage_error(std::string(s_name) + ": " + why);
     const std::string path = rq.elf.empty() ? virt_platform::firmware_image(default_image, &why) : rq.elf;
@@ -57,6 +57,8 @@ public:
 private:
     const run_request& rq;
     const cpu::elf_image image;
+    std::unique_ptr<bus_log> log;
+    std::unique_ptr<waves> w;
     virt_platform soc;
     std::uint64_t pasted_lines = 0, pasted_bytes = 0;
 };
@@ -64,8 +66,11 @@ private:
 firmware_run::firmware_run(const run_request& rq_)
     : rq(rq_)
     , image(read_image(rq_))
-    , soc("virt", rq_.p) {
+    , log(rq_.bus_log.empty() ? nullptr : std::make_unique<bus_log>(rq_.bus_log))
+    , w(make_waves(rq_, static_cast<double>(rq_.p.baud)))
+    , soc("virt", rq_.p, log ? &log->monitor : nullptr) {
     soc.load(image);
+    if (w) soc.add_waves(*w);
 }
 
 // The payload as one paste into RXD from paste_at_us.
@@ -81,6 +86,8 @@ void firmware_run::paste() {
 
 void firmware_run::simulate() {
     soc.run(rq.duration_s > 0 ? sc_time(rq.duration_s, SC_SEC) : SC_ZERO_TIME);
+    if (w) w->finish();
+    if (log) log->close();
 }
 
 run_result firmware_run::results() const {
@@ -150,6 +157,7 @@ scenario_def firmware_scenario() {
     s.takes_elf = true;
     s.terminal_refusal = "takes no terminal yet (its RX is the --payload paste)";
     s.takes_duration = true;
+    s.takes_bus_log = true;
     s.summary_rows = [](const run_result& r) {
         std::vector<std::pair<std::string, std::string>> rows = {
             {"stopped by", r.extra.value("a64_stop", "")},

@@ -98,6 +98,43 @@ TEST(Firmware, EchoReturnsThePasteByteForByteInBothModes) {
     EXPECT_LT(fast["transactions"], ref["transactions"]);
 }
 
+// The 8250 early console compiled (serial_putc waiting for THRE|TEMT per byte, and the FIFO write of up to
+// 16 bytes per THRE) on the platform's 16550: the same built-in boot log, sooner through the FIFO.
+TEST(Firmware, EarlyConsoleOn8250SendsTheLogAndTheFifoWriteIsFaster) {
+    FIRMWARE_OR_SKIP();
+    const auto putc = run_json("firmware", "--elf " + fw + "/earlycon-8250.elf");
+    const auto fifo = run_json("firmware", "--elf " + fw + "/earlycon-8250-fifo.elf");
+    for (const auto* j : {&putc, &fifo}) {
+        EXPECT_EQ((*j)["a64_stop"], "system_off");
+        EXPECT_EQ((*j)["bytes_on_line"], 0) << "nothing on the PL011";
+        EXPECT_EQ((*j)["uart16550_bytes_on_line"], 314);
+    }
+    EXPECT_EQ(putc["uart16550_text_head"], fifo["uart16550_text_head"]);
+    EXPECT_EQ(putc["uart16550_text_head"].get<std::string>().rfind("[    0.000000] Booting Linux", 0), 0u);
+    EXPECT_LT(fifo["sim_time_ns"].get<double>(), putc["sim_time_ns"].get<double>() * 0.95);
+}
+
+// --vcd: the core (IRQs off, handlers, wfi, polling, the bus), both UARTs and the lines; the same
+// results as without, and the same waves from run to run.
+TEST(Firmware, WavesShowTheCoreTheBusAndBothUartsAndChangeNoResult) {
+    FIRMWARE_OR_SKIP();
+    const std::string in = temp_file("waves-in.txt", std::string(300, 'w') + "\x04");
+    const std::string dir = ::testing::TempDir();
+    const std::string args = "--elf " + fw + "/echo.elf --payload " + in;
+    const auto plain = run_json("firmware", args);
+    const auto a = run_json("firmware", args + " --vcd " + dir + "fw-a.vcd");
+    run_json("firmware", args + " --vcd " + dir + "fw-b.vcd");
+    for (const char* k : {"sim_time_ns", "instructions", "mmio_reads", "interrupts", "line_text", "irq_off_total_ns"})
+        EXPECT_EQ(a[k], plain[k]) << k;
+    const std::string vcd = slurp(dir + "fw-a.vcd");
+    EXPECT_EQ(vcd, slurp(dir + "fw-b.vcd")) << "waves differ from run to run";
+    for (const char* v : {"irqs_off", "in_hardirq", "wfi", "polling", "addr", "read", "write", "tx_fifo_level",
+                          "busy", "thre", "temt", "txd", "rxd"})
+        EXPECT_NE(vcd.find(std::string(" ") + v + " "), std::string::npos) << v;
+    EXPECT_NE(slurp(dir + "fw-a.gtkw").find("UART0"), std::string::npos);
+    EXPECT_NE(slurp(dir + "fw-a.regs.txt").find("UART0 FR"), std::string::npos);
+}
+
 // The access trace of a --bus-log: "R|W address size [value]" per access, each run of reads of one
 // register folded into one (a polling loop's iterations are what may differ), write values kept.
 std::vector<std::string> folded(const std::string& log) {

@@ -83,6 +83,13 @@ public:
     tlm_utils::simple_initiator_socket_optional<a64_core, 64> bus64;
     sc_core::sc_in<bool> irq;         // the interrupt controller's IRQ request, active high
     sc_core::sc_out<bool> vtimer_irq; // the virtual timer's output (PPI 27, INTID 27, on virt)
+    // Observation for waves, driven once observe() was called (else they cost nothing), each change at
+    // the core's time: IRQs off (PSTATE.I set outside handlers), in a handler (entry to eret), waiting in
+    // wfi, a polling loop run as one operation (from its last real read until the core learnt where it
+    // ends), the address of each device access with a read or write strobe held for its cost.
+    sc_core::sc_signal<bool> irqs_off, in_hardirq, waiting, polling;
+    sc_core::sc_signal<std::uint64_t> mmio_addr;
+    sc_core::sc_signal<bool> mmio_read, mmio_write;
 
     const char* kind() const override { return "uartvp::cpu::a64_core"; }
     // Before the simulation: puts the image's segments into RAM (the rest of RAM is zero) and starts at
@@ -104,6 +111,8 @@ public:
     virtual void finish() = 0;
     // Waiting in wfi now.
     virtual bool in_wfi() const = 0;
+    // Starts driving the observation signals (before the simulation starts).
+    virtual void observe() = 0;
 
 protected:
     explicit a64_core(const sc_core::sc_module_name& name)
