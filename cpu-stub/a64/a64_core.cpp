@@ -590,7 +590,7 @@ std::uint64_t a64_core_impl::mmio_read_cb(uc_engine*, std::uint64_t addr, unsign
 }
 
 void a64_core_impl::mmio_write_cb(uc_engine*, std::uint64_t addr, unsigned size, std::uint64_t value,
-                               void* self) {
+                                  void* self) {
     static_cast<a64_core_impl*>(self)->access(addr, size, true, value);
 }
 

@@ -695,7 +695,7 @@ void command_line::add_run() {
                   "every cycle with --mode reference)");
     run->add_option("--terminal", o.terminal,
                     "the UART's lines on a host terminal whose input replaces the RX payload (tty-paste "
-                    "--variant echo or read), paced to wall-clock time; no scoreboard")
+                    "--variant echo or read, firmware), paced to wall-clock time; no scoreboard")
         ->type_name("stdio|pty|tcp:PORT");
     run->add_option("--duration", o.duration,
                     "with --terminal (or for firmware): end after S simulated seconds (default: none)")

@@ -129,10 +129,38 @@ void timeline::poll_span(const cpu::core& c, std::uint64_t addr, const sc_time& 
                     fmt::format("{{\"reads\":{}}}", reads));
 }
 
+void timeline::track(unsigned tid, const std::string& name) {
+    m_out->thread(tid, name, tid);
+}
+
+void timeline::spans(const sc_signal_in_if<bool>& s, unsigned tid, const std::string& name,
+                     const std::string& cat) {
+    m_spans.push_back(std::make_unique<open_span>(open_span{&s, tid, name, cat}));
+    open_span* o = m_spans.back().get();
+    o->open = s.read();
+    sc_spawn_options opt;
+    opt.spawn_method();
+    opt.dont_initialize();
+    opt.set_sensitivity(&s.value_changed_event());
+    sc_spawn(
+        [this, o] {
+            const bool high = o->s->read();
+            if (high == o->open) return;
+            if (high)
+                o->since = sc_time_stamp();
+            else
+                m_out->complete(o->tid, o->name, o->cat, o->since, sc_time_stamp(), "");
+            o->open = high;
+        },
+        sc_gen_unique_name("span"), &opt);
+}
+
 void timeline::finish() {
     if (m_machine)
         for (auto& c : m_machine->cores)
             c->end_observation();
+    for (const auto& o : m_spans)
+        if (o->open) m_out->complete(o->tid, o->name, o->cat, o->since, sc_time_stamp(), "");
     if (!m_out->close()) throw std::runtime_error("cannot write " + shown(m_path));
     m_done = true; // outputs::commit() puts it in place
 }

@@ -45,6 +45,12 @@ public:
     void text_instant(const cpu::core& c, const std::string& name, const sc_core::sc_time& at,
                       std::string_view text);
 
+    // A track of its own (a core the stub does not run: the aarch64 core), thread `tid` named `name`.
+    void track(unsigned tid, const std::string& name);
+    // Spans on track `tid` while `s` is high, named `name` (a span still open ends at finish()).
+    void spans(const sc_core::sc_signal_in_if<bool>& s, unsigned tid, const std::string& name,
+               const std::string& cat);
+
     // Ends the tasks' spans, closes the file; throws std::runtime_error if a write failed.
     void finish();
     const std::string& path() const { return m_path; }
@@ -66,6 +72,14 @@ private:
     cpu::machine* m_machine = nullptr;
     register_names m_names;
     std::uint64_t m_io_base = 0;
+    struct open_span {
+        const sc_core::sc_signal_in_if<bool>* s;
+        unsigned tid;
+        std::string name, cat;
+        bool open = false;
+        sc_core::sc_time since;
+    };
+    std::vector<std::unique_ptr<open_span>> m_spans;
 };
 
 struct run_request;

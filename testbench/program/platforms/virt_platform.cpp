@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/stop.h"
+#include "cli/timeline.h"
 #include "cli/waves.h"
 
 namespace uartvp::program {
@@ -16,12 +17,12 @@ using namespace sc_core;
 
 namespace {
 
-pl011_config uart_config(const params& p) {
+pl011_config uart_config(const params& p, bool term) {
     pl011_config c;
     c.clock_hz = p.uartclk_hz;
     c.fifo_depth = p.fifo_depth;
     c.clock_every_cycle = p.reference;
-    c.txd_edges = !p.line_as_characters();
+    c.txd_edges = !p.line_as_characters() || term; // a terminal reads the pin
     const char* measure = std::getenv("UARTVP_MEASURE_RTL");
     c.measure_eval_time = measure && std::string(measure) == "1";
     return c;
@@ -64,17 +65,19 @@ cpu::a64_config virt_platform::core_config(const params& p) {
     return c;
 }
 
-virt_platform::virt_platform(const sc_module_name& name, const params& p, bus_monitor* tap)
+virt_platform::virt_platform(const sc_module_name& name, const params& p, bus_monitor* tap,
+                             serial_terminal* term)
     : sc_module(name)
     , bus("bus")
     , gic("gic", 64)
-    , uart("uart0", uart_config(p))
+    , uart("uart0", uart_config(p, term != nullptr))
     , com("uart1", com_config())
     , cpu(cpu::make_a64_core("cpu0", core_config(p)))
     , monitor("console", static_cast<double>(p.baud), p.frame)
     , com_monitor("console1", static_cast<double>(p.baud), p.frame)
     , inj("paste", static_cast<double>(p.baud), p.frame)
-    , m_p(p) {
+    , m_p(p)
+    , m_term(term) {
     if (tap) {
         cpu->bus.bind(tap->target);
         tap->initiator.bind(bus.target);
@@ -99,13 +102,19 @@ virt_platform::virt_platform(const sc_module_name& name, const params& p, bus_mo
     com.rxd(com_rxd);
     monitor.line(txd);
     com_monitor.line(com_txd);
-    inj.line(rxd);
+    if (term) {
+        inj.line(rxd_unused);
+        term->rxd(rxd);
+        term->txd(txd);
+    } else {
+        inj.line(rxd);
+    }
     monitor.keep_text(true);
     com_monitor.keep_text(true);
     if (p.line_as_characters()) {
         uart.report_line(monitor);
         monitor.take_characters(true);
-        inj.report_to(uart.rx_line());
+        if (!term) inj.report_to(uart.rx_line());
     }
     SC_HAS_PROCESS(virt_platform);
     SC_METHOD(track);
@@ -157,13 +166,27 @@ void virt_platform::add_waves(waves& w) {
     w.line(com_txd, "uart1.txd", "uart1_txd");
     w.end_group();
     // The PL011's lines from the reports where the monitor takes them so (the pins stay idle).
-    if (m_p.line_as_characters()) {
+    if (m_term) {
+        w.lines(txd, rxd); // the terminal's lines are pins
+    } else if (m_p.line_as_characters()) {
         const waves::reported_lines l = w.lines_from_reports();
         uart.report_line(l.txd);
         inj.report_to(l.rxd);
     } else {
         w.lines(txd, rxd);
     }
+}
+
+void virt_platform::add_timeline(timeline& t) {
+    cpu->observe();
+    t.track(0, "cpu0 (aarch64)");
+    t.spans(cpu->irqs_off, 0, "irqs off", "irqs_off");
+    t.spans(cpu->in_hardirq, 0, "irq", "hardirq");
+    t.spans(cpu->waiting, 0, "wfi", "idle");
+    t.spans(cpu->polling, 0, "poll", "poll");
+    t.counter(uart.tx_fifo_level, "uart0 tx_fifo_level");
+    t.counter(uart.rx_fifo_level, "uart0 rx_fifo_level");
+    t.counter(com.tx_fifo_level, "uart1 tx_fifo_level");
 }
 
 void virt_platform::track() {
@@ -173,7 +196,21 @@ void virt_platform::track() {
 
 // Once the core has stopped: both UARTs drain, the monitors see the last stop bits, and the run ends.
 void virt_platform::supervise() {
-    wait(cpu->stopped_event());
+    if (m_term) {
+        // With a terminal: until the image stops, or the terminal ends (a hang-up, its duration; at the
+        // end of its input, once what was typed has had a moment to be served).
+        if (!m_term->ended()) wait(cpu->stopped_event() | m_term->ended_event());
+        if (m_term->ended() && cpu->stop_reason() == cpu::a64_stop::running) {
+            if (m_term->reason() == serial_terminal::end_reason::end_of_input)
+                wait(sc_time(100, SC_MS), cpu->stopped_event());
+            if (cpu->stop_reason() == cpu::a64_stop::running) {
+                sc_stop();
+                return;
+            }
+        }
+    } else {
+        wait(cpu->stopped_event());
+    }
     while (uart.busy.read() || !com.temt.read())
         wait(uart.busy.negedge_event() | com.temt.posedge_event());
     wait(sc_time((m_p.frame.stop_bits + 1.0) / static_cast<double>(m_p.baud), SC_SEC));

@@ -15,6 +15,7 @@
 #include <uartvp/pl011.h>
 #include <uartvp/router.h>
 #include <uartvp/rx_injector.h>
+#include <uartvp/serial_terminal.h>
 #include <uartvp/uart16550.h>
 
 #include "cli/params.h"
@@ -34,6 +35,7 @@ public:
     sc_core::sc_signal<bool> txd{"txd", true}, rxd{"rxd", true}, uart_irq{"uart_irq", false};
     sc_core::sc_signal<bool> com_txd{"com_txd", true}, com_rxd{"com_rxd", true}, com_irq{"com_irq", false};
     sc_core::sc_signal<bool> cpu_irq{"cpu_irq", false}, vtimer{"vtimer", false};
+    sc_core::sc_signal<bool> rxd_unused{"rxd_unused", true}; // the injector's line while a terminal types
     router bus;
     gicv2 gic;
     pl011 uart;
@@ -42,8 +44,10 @@ public:
     line_monitor monitor, com_monitor;
     rx_injector inj;
 
-    // `tap`, if given, sits between the core and the bus (run --bus-log).
-    virt_platform(const sc_core::sc_module_name& name, const params& p, bus_monitor* tap = nullptr);
+    // `tap`, if given, sits between the core and the bus (run --bus-log); `term`, if given, shows the
+    // PL011's TXD and types into its RXD (run --terminal), and the run lasts as long as it does.
+    virt_platform(const sc_core::sc_module_name& name, const params& p, bus_monitor* tap = nullptr,
+                  serial_terminal* term = nullptr);
 
     // Puts an image into RAM; `mailbox` (if not empty) at the payload mailbox: its length, then it.
     void load(const cpu::elf_image& image, const std::string& mailbox = "");
@@ -57,6 +61,9 @@ public:
     static cpu::a64_config core_config(const params& p);
     // Puts the core, the bus, both UARTs and their lines into a run's waves (before the simulation).
     void add_waves(class waves& w);
+    // Puts the core's IRQs-off windows, handlers, wfi and polling spans and the FIFO levels into a run's
+    // timeline (before the simulation).
+    void add_timeline(class timeline& t);
     // The project's firmware image `name` (sw/firmware: hello.elf, earlycon-v0.elf, ...): where the
     // environment's UARTVP_FIRMWARE_DIR, the build tree or the install has it; empty (and `why`) if none.
     static std::string firmware_image(const std::string& name, std::string* why = nullptr);
@@ -65,6 +72,7 @@ private:
     void track();
     void supervise();
     params m_p;
+    serial_terminal* m_term = nullptr;
     bool m_timed_out = false;
     sc_core::sc_time m_line_idle;
     unsigned m_tx_fifo_max = 0;

@@ -378,8 +378,10 @@ scenario_def earlycon_pl011_scenario() {
                     return v + " executes cpu_relax() as the yield instruction (cpi cycles): relax_cycles";
                 if (p.reset_after_write)
                     return "reset_after_write applies to the instruction stub's variants, not to " + v;
-            } else if (p.cpi != d.cpi || p.quantum_ns != d.quantum_ns || p.a64_fast_forward != d.a64_fast_forward) {
-                return "cpi, quantum_ns and a64_fast_forward apply to the aarch64 core's variants (v0-a64, v1-a64, "
+            } else if (p.cpi != d.cpi || p.quantum_ns != d.quantum_ns ||
+                       p.a64_fast_forward != d.a64_fast_forward) {
+                return "cpi, quantum_ns and a64_fast_forward apply to the aarch64 core's variants (v0-a64, "
+                       "v1-a64, "
                        "v2-a64), not to " +
                        v;
             }

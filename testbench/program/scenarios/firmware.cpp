@@ -4,10 +4,13 @@
 // run ends when the firmware stops (PSCI SYSTEM_OFF, or wfi for an interrupt nothing will raise) and both
 // lines are idle, or at --duration.
 #include <algorithm>
+#include <chrono>
 
 #include <fmt/format.h>
 
 #include "cli/bus_log.h"
+#include "cli/terminal.h"
+#include "cli/timeline.h"
 #include "cli/waves.h"
 #include "platforms/virt_platform.h"
 #include "scenarios/scenario.h"
@@ -23,7 +26,6 @@ constexpr const char* default_image = "hello.elf"; // without --elf
 
 // The ELF, checked before anything is built (a bad file is bad input: exit 2 with the reason).
 cpu::elf_image read_image(const run_request& rq) {
-    if (!rq.trace.empty()) throw usage_error(std::string("--trace: ") + s_name + " writes no timeline yet");
     std::string why;
     if (!cpu::a64_available(&why)) throw usage_error(std::string(s_name) + ": " + why);
     const std::string path = rq.elf.empty() ? virt_platform::firmware_image(default_image, &why) : rq.elf;
@@ -59,7 +61,10 @@ private:
     const cpu::elf_image image;
     std::unique_ptr<bus_log> log;
     std::unique_ptr<waves> w;
+    // --terminal: it types into RXD from paste_at_us on (the image has set the UART up by then).
+    const std::unique_ptr<serial_terminal> term;
     virt_platform soc;
+    std::unique_ptr<timeline> tl;
     std::uint64_t pasted_lines = 0, pasted_bytes = 0;
 };
 
@@ -68,9 +73,14 @@ firmware_run::firmware_run(const run_request& rq_)
     , image(read_image(rq_))
     , log(rq_.bus_log.empty() ? nullptr : std::make_unique<bus_log>(rq_.bus_log))
     , w(make_waves(rq_, static_cast<double>(rq_.p.baud)))
-    , soc("virt", rq_.p, log ? &log->monitor : nullptr) {
+    , term(rq_.terminal.empty() ? nullptr
+                                : open_terminal(rq_, static_cast<double>(rq_.p.baud), rq_.p.frame,
+                                                sc_time(rq_.p.paste_at_us, SC_US)))
+    , soc("virt", rq_.p, log ? &log->monitor : nullptr, term.get()) {
     soc.load(image);
     if (w) soc.add_waves(*w);
+    tl = make_timeline(rq);
+    if (tl) soc.add_timeline(*tl);
 }
 
 // The payload as one paste into RXD from paste_at_us.
@@ -86,13 +96,16 @@ void firmware_run::paste() {
 
 void firmware_run::simulate() {
     soc.run(rq.duration_s > 0 ? sc_time(rq.duration_s, SC_SEC) : SC_ZERO_TIME);
+    if (term) term->drain(std::chrono::seconds(1));
     if (w) w->finish();
+    if (tl) tl->finish();
     if (log) log->close();
 }
 
 run_result firmware_run::results() const {
     run_result r = result_of(rq, pasted_lines);
-    if (!rq.payload) r.payload_source = "none";
+    if (!rq.payload) r.payload_source = term ? "terminal:" + rq.terminal : "none";
+    r.interactive = term != nullptr;
     const cpu::a64_core& c = *soc.cpu;
     const cpu::a64_stats& s = c.stats();
     r.sim_time_ns = to_ns(c.local_time());
@@ -128,6 +141,7 @@ run_result firmware_run::results() const {
                {"uart16550_bytes_on_line", soc.com_monitor.chars()},
                {"uart16550_text_head", text_head(soc.com_monitor.text())}};
     if (!c.fault().empty()) r.extra["fault"] = c.fault();
+    if (term) r.extra["terminal"] = terminal_results(*term);
     return r;
 }
 
@@ -155,7 +169,7 @@ scenario_def firmware_scenario() {
     s.run = run_firmware;
     s.has_rtl = false;
     s.takes_elf = true;
-    s.terminal_refusal = "takes no terminal yet (its RX is the --payload paste)";
+    s.terminal_variants = {"a64"};
     s.takes_duration = true;
     s.takes_bus_log = true;
     s.summary_rows = [](const run_result& r) {

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -124,15 +125,47 @@ TEST(Firmware, WavesShowTheCoreTheBusAndBothUartsAndChangeNoResult) {
     const auto plain = run_json("firmware", args);
     const auto a = run_json("firmware", args + " --vcd " + dir + "fw-a.vcd");
     run_json("firmware", args + " --vcd " + dir + "fw-b.vcd");
-    for (const char* k : {"sim_time_ns", "instructions", "mmio_reads", "interrupts", "line_text", "irq_off_total_ns"})
+    for (const char* k :
+         {"sim_time_ns", "instructions", "mmio_reads", "interrupts", "line_text", "irq_off_total_ns"})
         EXPECT_EQ(a[k], plain[k]) << k;
     const std::string vcd = slurp(dir + "fw-a.vcd");
     EXPECT_EQ(vcd, slurp(dir + "fw-b.vcd")) << "waves differ from run to run";
-    for (const char* v : {"irqs_off", "in_hardirq", "wfi", "polling", "addr", "read", "write", "tx_fifo_level",
-                          "busy", "thre", "temt", "txd", "rxd"})
+    for (const char* v : {"irqs_off", "in_hardirq", "wfi", "polling", "addr", "read", "write",
+                          "tx_fifo_level", "busy", "thre", "temt", "txd", "rxd"})
         EXPECT_NE(vcd.find(std::string(" ") + v + " "), std::string::npos) << v;
     EXPECT_NE(slurp(dir + "fw-a.gtkw").find("UART0"), std::string::npos);
     EXPECT_NE(slurp(dir + "fw-a.regs.txt").find("UART0 FR"), std::string::npos);
+}
+
+// --trace: the core's IRQs-off windows, handlers, wfi and polling spans on a track of its own.
+TEST(Firmware, TimelineShowsTheCoresSpans) {
+    FIRMWARE_OR_SKIP();
+    const std::string in = temp_file("trace-in.txt", std::string(200, 't') + "\x04");
+    const std::string trace = ::testing::TempDir() + "fw.json";
+    const auto j = run_json("firmware", "--elf " + fw + "/echo.elf --payload " + in + " --trace " + trace);
+    const auto t = nlohmann::json::parse(slurp(trace));
+    std::map<std::string, int> spans;
+    for (const auto& e : t["traceEvents"])
+        if (e.value("ph", "") == "X") ++spans[e["name"].get<std::string>()];
+    EXPECT_EQ(spans["irq"], j["interrupts"].get<int>());
+    EXPECT_GT(spans["wfi"], 0);
+    EXPECT_GT(spans["irqs off"], 0);
+}
+
+// --terminal stdio: what is typed goes into RXD, the echo comes back on standard output, and ctrl-D
+// (the image's end of input) powers it off.
+TEST(Firmware, TerminalTypesIntoTheEchoAndShowsItsAnswer) {
+    FIRMWARE_OR_SKIP();
+    const std::string json = ::testing::TempDir() + "term.json";
+    const result r = uartvp::test::run_command("(printf 'typed into the echo\\004'; sleep 1) | " +
+                                               std::string(UARTVP_BIN) + " run firmware --elf " + fw +
+                                               "/echo.elf --terminal stdio --json " + json);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, "typed into the echo");
+    const auto j = nlohmann::json::parse(slurp(json));
+    EXPECT_EQ(j["outcome"], "interactive");
+    EXPECT_EQ(j["a64_stop"], "system_off");
+    EXPECT_EQ(j["terminal"]["bytes_typed"], 20);
 }
 
 // The access trace of a --bus-log: "R|W address size [value]" per access, each run of reads of one
