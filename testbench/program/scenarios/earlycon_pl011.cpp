@@ -268,25 +268,9 @@ run_result earlycon_a64_run::results() const {
     const cpu::a64_stats& s = c.stats();
     run_result r = result_of(rq, lines);
     // The firmware's whole run: its set-up (a few writes), the records, SYSTEM_OFF.
-    r.sim_time_ns = to_ns(c.local_time());
-    r.line_idle_ns = to_ns(soc.line_idle_at());
+    add_a64_results(r, soc);
     r.bytes_written = bytes_written;
     add_line_results(r, sb, soc.monitor);
-    r.mmio_reads = s.mmio_reads;
-    r.mmio_writes = s.mmio_writes;
-    r.transactions = s.transactions;
-    r.irq_off_max_ns = to_ns(s.irq_off_max);
-    r.irq_off_total_ns = to_ns(s.irq_off_total);
-    r.tx_fifo_max = soc.tx_fifo_max();
-    r.rtl_cycles = soc.uart.clock().edge_at_or_before(sc_time_stamp());
-    r.rtl_edges_evaluated = soc.uart.edges_evaluated();
-    r.rtl_eval_s = soc.uart.rtl_eval_seconds();
-    add_host_counts(r, &soc.uart);
-    // The core's polling loops run as one operation (fast mode): how many, and the reads they stood for.
-    r.host["a64_fast_forwards"] = soc.cpu->stats().fast_forwards;
-    r.host["a64_skipped_reads"] = soc.cpu->stats().skipped_reads;
-    for (char ch : soc.monitor.text().substr(0, 256))
-        r.line_text_head += static_cast<unsigned char>(ch) < 0x80 ? ch : '?';
     if (c.stop_reason() != cpu::a64_stop::system_off)
         r.failure = std::string("the firmware did not power off: ") + cpu::to_string(c.stop_reason()) +
                     (c.fault().empty() ? "" : ": " + c.fault());

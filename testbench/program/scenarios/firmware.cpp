@@ -39,14 +39,6 @@ cpu::elf_image read_image(const run_request& rq) {
     }
 }
 
-// The decoded text as JSON carries it: its first `n` bytes, a byte outside ASCII as '?'.
-std::string text_head(const std::string& text, std::size_t n = 256) {
-    std::string out;
-    for (char c : text.substr(0, n))
-        out += static_cast<unsigned char>(c) < 0x80 ? c : '?';
-    return out;
-}
-
 constexpr std::size_t line_text_max = 65536;
 
 class firmware_run {
@@ -108,25 +100,10 @@ run_result firmware_run::results() const {
     r.interactive = term != nullptr;
     const cpu::a64_core& c = *soc.cpu;
     const cpu::a64_stats& s = c.stats();
-    r.sim_time_ns = to_ns(c.local_time());
-    r.line_idle_ns = to_ns(soc.line_idle_at());
+    add_a64_results(r, soc);
     r.bytes_on_line = soc.monitor.chars();
     r.framing_errors = soc.monitor.framing_errors() + soc.com_monitor.framing_errors();
     r.parity_errors = soc.monitor.parity_errors() + soc.com_monitor.parity_errors();
-    r.line_text_head = text_head(soc.monitor.text());
-    r.mmio_reads = s.mmio_reads;
-    r.mmio_writes = s.mmio_writes;
-    r.transactions = s.transactions;
-    r.irq_off_max_ns = to_ns(s.irq_off_max);
-    r.irq_off_total_ns = to_ns(s.irq_off_total);
-    r.tx_fifo_max = soc.tx_fifo_max();
-    r.rtl_cycles = soc.uart.clock().edge_at_or_before(sc_time_stamp());
-    r.rtl_edges_evaluated = soc.uart.edges_evaluated();
-    r.rtl_eval_s = soc.uart.rtl_eval_seconds();
-    add_host_counts(r, &soc.uart);
-    // The core's polling loops run as one operation (fast mode): how many, and the reads they stood for.
-    r.host["a64_fast_forwards"] = soc.cpu->stats().fast_forwards;
-    r.host["a64_skipped_reads"] = soc.cpu->stats().skipped_reads;
     const cpu::a64_stop stop = soc.timed_out() ? cpu::a64_stop::running : c.stop_reason();
     r.failure = stop == cpu::a64_stop::fault ? "firmware fault: " + c.fault() : "";
     r.extra = {{"elf", rq.elf.empty() ? virt_platform::firmware_image(default_image) : rq.elf},
@@ -137,9 +114,9 @@ run_result firmware_run::results() const {
                {"hardirq_ns", to_ns(s.hardirq)},
                {"pasted_bytes", pasted_bytes},
                {"rx_chars_sent", soc.inj.chars_sent()},
-               {"line_text", text_head(soc.monitor.text(), line_text_max)},
+               {"line_text", ascii_head(soc.monitor.text(), line_text_max)},
                {"uart16550_bytes_on_line", soc.com_monitor.chars()},
-               {"uart16550_text_head", text_head(soc.com_monitor.text())}};
+               {"uart16550_text_head", ascii_head(soc.com_monitor.text())}};
     if (!c.fault().empty()) r.extra["fault"] = c.fault();
     if (term) r.extra["terminal"] = terminal_results(*term);
     return r;

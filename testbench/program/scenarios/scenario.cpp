@@ -4,6 +4,8 @@
 
 #include <uartvp/pl011.h>
 
+#include "platforms/virt_platform.h"
+
 #include <stdexcept>
 
 namespace uartvp::program {
@@ -188,6 +190,33 @@ void add_kernel_results(run_result& r, const cpu::machine& m) {
     r.kernel = {{"per_core", per_core}, {"tasks", tasks}, {"irq_lines", lines}, {"csd_reports", reports}};
     r.irq_off_max_ns = off_max;
     r.irq_off_total_ns = off_total;
+}
+
+std::string ascii_head(const std::string& text, std::size_t n) {
+    std::string out;
+    for (char c : text.substr(0, n))
+        out += static_cast<unsigned char>(c) < 0x80 ? c : '?';
+    return out;
+}
+
+void add_a64_results(run_result& r, const virt_platform& soc) {
+    const cpu::a64_stats& s = soc.cpu->stats();
+    r.sim_time_ns = to_ns(soc.cpu->local_time());
+    r.line_idle_ns = to_ns(soc.line_idle_at());
+    r.line_text_head = ascii_head(soc.monitor.text());
+    r.mmio_reads = s.mmio_reads;
+    r.mmio_writes = s.mmio_writes;
+    r.transactions = s.transactions;
+    r.irq_off_max_ns = to_ns(s.irq_off_max);
+    r.irq_off_total_ns = to_ns(s.irq_off_total);
+    r.tx_fifo_max = soc.tx_fifo_max();
+    r.rtl_cycles = soc.uart.clock().edge_at_or_before(sc_core::sc_time_stamp());
+    r.rtl_edges_evaluated = soc.uart.edges_evaluated();
+    r.rtl_eval_s = soc.uart.rtl_eval_seconds();
+    add_host_counts(r, &soc.uart);
+    // The core's polling loops run as one operation (fast mode): how many, and the reads they stood for.
+    r.host["a64_fast_forwards"] = s.fast_forwards;
+    r.host["a64_skipped_reads"] = s.skipped_reads;
 }
 
 nlohmann::json run_result::to_json() const {

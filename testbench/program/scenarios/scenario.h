@@ -23,6 +23,9 @@
 namespace uartvp {
 class pl011;
 }
+namespace uartvp::program {
+class virt_platform;
+}
 
 namespace uartvp::program {
 
@@ -197,6 +200,13 @@ cpu::kernel_params assumed_kernel_costs(unsigned hz);
 inline double to_ns(const sc_core::sc_time& t) {
     return t.to_double() / sc_core::sc_time(1, sc_core::SC_NS).to_double();
 }
+
+// The aarch64 core's run on QEMU virt's map (scenario firmware, earlycon-pl011's -a64 variants): the
+// core's time, accesses and IRQs-off windows, the PL011's line and FIFO, the host counts (the core's
+// fast-forwards among them), line_text_head.
+void add_a64_results(run_result& r, const virt_platform& soc);
+// Text as the JSON carries it: its first `n` bytes, a byte outside ASCII as '?'.
+std::string ascii_head(const std::string& text, std::size_t n = 256);
 
 // The machine's figures for the JSON (per_core, tasks, irq_lines, csd_reports); also sets the result's
 // irq_off_max_ns and irq_off_total_ns over all cores.
