@@ -129,26 +129,31 @@ void machine::csd_lock_wait(core& c, csd& d, unsigned target) {
     m_csd_wait_total += sc_time_stamp() - t0;
 }
 
+// __flush_smp_call_function_queue(): the entries queued so far, taken at once (llist_del_all: one queued
+// meanwhile raises a new IPI), the synchronous ones first (call, then release: the caller waits for the
+// call's end), then the asynchronous ones (release, then call), each group in arrival order.
 void machine::flush_call_queue(core& c) {
     percpu& p = *m_percpu[c.id()];
-    while (!p.call_queue.empty()) {
-        csd* d = p.call_queue.front();
-        p.call_queue.pop_front();
-        auto unlock = [&] {
-            c.sync(); // the caller sees the release at this core's time
-            d->locked = false;
-            d->unlocked.notify();
-        };
+    std::deque<csd*> batch;
+    batch.swap(p.call_queue);
+    auto unlock = [&](csd* d) {
+        c.sync(); // the caller sees the release at this core's time
+        d->locked = false;
+        d->unlocked.notify();
+    };
+    for (csd* d : batch)
         if (d->sync) {
             d->func();
-            unlock();
-        } else {
+            unlock(d);
+        }
+    for (csd* d : batch)
+        if (!d->sync) {
             std::function<void()> f = std::move(d->func);
-            unlock();
+            unlock(d);
             f();
         }
-    }
-    ipi[c.id()]->write(false);
+    // The waves' IPI line: pending or being handled, so low once handled unless another came meanwhile.
+    if (p.call_queue.empty()) ipi[c.id()]->write(false);
 }
 
 } // namespace uartvp::cpu

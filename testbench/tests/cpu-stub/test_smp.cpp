@@ -148,3 +148,31 @@ TEST(KernelSmp, KickAllCpusSyncWaitsForEveryOtherCpu) {
     sc_start(ms(5));
     EXPECT_EQ(returned, us(200));
 }
+
+// __flush_smp_call_function_queue (kernel/smp.c): the entries queued when the IPI is handled run
+// synchronous ones first (call, then release), then the asynchronous ones (release, then call),
+// whatever their arrival order. CPU2 holds IRQs off to 5 ms; CPU0 queues an asynchronous call to it at
+// 1 ms, CPU1 a synchronous one at 2 ms.
+TEST(KernelSmp, FlushRunsSynchronousCallsBeforeAsynchronousOnes) {
+    UARTVP_SIM_TEST();
+    bench b(3);
+    std::vector<std::string> order;
+    b.m.cpu(2).create_task("replay", [&] {
+        irqflags f;
+        local_irq_save(f);
+        udelay(5000);
+        local_irq_restore(f);
+    });
+    b.m.cpu(0).create_task("async caller", [&] {
+        udelay(1000);
+        smp_call_function_single(
+            2, [&](void*) { order.push_back("async"); }, nullptr, 0);
+    });
+    b.m.cpu(1).create_task("sync caller", [&] {
+        udelay(2000);
+        smp_call_function_single(
+            2, [&](void*) { order.push_back("sync"); }, nullptr, 1);
+    });
+    sc_start(ms(50));
+    EXPECT_EQ(order, (std::vector<std::string>{"sync", "async"}));
+}
