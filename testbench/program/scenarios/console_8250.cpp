@@ -6,6 +6,7 @@
 // as a boot console, the others and a plugin's variant as the legacy console ttyS0): IRQs off for each
 // record.
 #include <chrono>
+#include <fstream>
 #include <memory>
 #include <optional>
 
@@ -206,7 +207,27 @@ private:
     const plugin::console_8250_hook* hook = nullptr;
     std::unique_ptr<plugin_guard> guard;
     payload_boot records;
+    // fifo-before-init: the record at which the 8250 driver's init starts (serial8250_init's line; 0:
+    // before the first record). The port has no FIFO capability until autoconfig, right after it.
+    std::uint64_t driver_init_record = 0;
+    std::uint64_t records_written = 0;
 };
+
+// The line serial8250_init() prints before it registers the ports (autoconfig then finds the FIFO).
+constexpr std::string_view driver_init_line = "Serial: 8250/16550 driver";
+
+// The number of the payload file's line that starts the driver's init (1-based), or 0 if it has none (a
+// generated log: the init comes before its first record).
+std::uint64_t driver_init_in(const std::string& payload_source) {
+    if (payload_source.rfind("generated:", 0) == 0 || payload_source.rfind("calibrated:", 0) == 0) return 0;
+    std::ifstream in(payload_source);
+    std::uint64_t n = 0;
+    for (std::string line; std::getline(in, line);) {
+        ++n;
+        if (line.find(driver_init_line) != std::string::npos) return n;
+    }
+    return 0;
+}
 
 console_run::console_run(const run_request& rq_)
     : rq(rq_)
@@ -270,6 +291,12 @@ void console_run::start_port() {
         // registered before the port was started up.
         m.cpu0.add_task("early-setup", [this] { sw::early_serial8250_init_port(port, divisor); });
         write = rq.variant == "early" ? sw::early_serial8250_write : sw::serial8250_console_write_v1;
+        if (rq.variant == "fifo-before-init") {
+            // Before the driver's init the port is as registered by the console initcall, not yet
+            // autoconfigured: no FIFO capability, so each record goes out a character per THRE.
+            driver_init_record = driver_init_in(rq.payload_source);
+            port.cap_fifo = driver_init_record == 0;
+        }
     }
 }
 
@@ -285,6 +312,8 @@ void console_run::start_boot() {
                         [&] { hook->write(port, text); });
         else
             write(port, text);
+        // Autoconfig finds the 16550A right after serial8250_init's line.
+        if (++records_written == driver_init_record) port.cap_fifo = true;
     };
     m.cpu0.add_task("boot", [this, &con] {
         const auto failed = [this] { return guard && guard->failed(); };
@@ -313,6 +342,8 @@ run_result console_run::results() const {
     if (rq.profile == "slow-bmc" && (rq.variant == "putchar" || rq.variant == "fifo"))
         r.seed_kbps = rq.variant == "putchar" ? 2.5 : 3.1;
     if (rq.profile == "pc" && (rq.variant == "putchar" || rq.variant == "fifo")) r.seed_kbps = 11.5;
+    // Where the driver's init falls in the log: the record of its first line (0: before the first).
+    if (rq.variant == "fifo-before-init") r.extra["driver_init_record"] = driver_init_record;
     return r;
 }
 
