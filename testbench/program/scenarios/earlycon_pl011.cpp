@@ -212,7 +212,9 @@ public:
 private:
     const run_request& rq;
     std::unique_ptr<bus_log> log;
+    std::unique_ptr<waves> w;
     virt_platform soc;
+    std::unique_ptr<timeline> tl;
     // The whole payload is handed over at once (the mailbox): every byte may wait ('\r' added).
     scoreboard sb{2 * virt_platform::mailbox_max};
     std::uint64_t lines = 0, bytes_written = 0;
@@ -221,11 +223,12 @@ private:
 earlycon_a64_run::earlycon_a64_run(const run_request& rq_)
     : rq(rq_)
     , log(rq_.bus_log.empty() ? nullptr : std::make_unique<bus_log>(rq_.bus_log))
+    , w(rq_.vcd_rtl ? nullptr : make_waves(rq_, static_cast<double>(rq_.p.baud)))
     , soc("virt", rq_.p, log ? &log->monitor : nullptr) {
-    if (!rq.vcd.empty() || !rq.trace.empty())
-        throw usage_error(std::string(!rq.vcd.empty() ? "--vcd" : "--trace") +
-                          ": the a64 variants have no waves "
-                          "or timeline yet");
+    if (rq.vcd_rtl) throw usage_error("--vcd-rtl: the a64 variants write no RTL trace (the stub's do)");
+    if (w) soc.add_waves(*w);
+    tl = make_timeline(rq);
+    if (tl) soc.add_timeline(*tl);
     const std::string path = virt_platform::firmware_image("earlycon-" + rq.variant.substr(0, 2) + ".elf");
     cpu::elf_image image = cpu::read_elf(path, virt_platform::ram_base, virt_platform::ram_size);
     // The payload in the mailbox, each line one console write; the scoreboard expects what
@@ -260,6 +263,8 @@ earlycon_a64_run::earlycon_a64_run(const run_request& rq_)
 void earlycon_a64_run::simulate() {
     soc.run(SC_ZERO_TIME);
     sb.finish(sc_time_stamp());
+    if (w) w->finish();
+    if (tl) tl->finish();
     if (log) log->close();
 }
 

@@ -76,6 +76,7 @@ TEST(Firmware, BadImagesAndOptionsAreRefusedWithTheReason) {
     refused("run earlycon-pl011 --variant v0-a64 --set cores=2", "one aarch64 core");
     refused("run earlycon-pl011 --variant v1-a64 --set relax_cycles=9", "yield instruction");
     refused("run tty-paste --bus-log /tmp/x.log", "does not log its bus");
+    refused("run earlycon-pl011 --variant v0-a64 --vcd /tmp/x.vcd --vcd-rtl", "no RTL trace");
 }
 
 TEST(Firmware, EchoReturnsThePasteByteForByteInBothModes) {
@@ -134,6 +135,13 @@ TEST(Firmware, WavesShowTheCoreTheBusAndBothUartsAndChangeNoResult) {
                           "tx_fifo_level", "busy", "thre", "temt", "txd", "rxd"})
         EXPECT_NE(vcd.find(std::string(" ") + v + " "), std::string::npos) << v;
     EXPECT_NE(slurp(dir + "fw-a.gtkw").find("UART0"), std::string::npos);
+    // The -a64 variants of earlycon-pl011 write the same groups, their results unchanged by them.
+    const auto e = run_json("earlycon-pl011", "--variant v0-a64 --payload-bytes 400 --vcd " + dir +
+                                                  "e.vcd --trace " + dir + "e.json");
+    const auto e0 = run_json("earlycon-pl011", "--variant v0-a64 --payload-bytes 400");
+    EXPECT_EQ(e["sim_time_ns"], e0["sim_time_ns"]);
+    EXPECT_EQ(e["outcome"], "clean");
+    EXPECT_NE(slurp(dir + "e.vcd").find(" polling "), std::string::npos);
     EXPECT_NE(slurp(dir + "fw-a.regs.txt").find("UART0 FR"), std::string::npos);
 }
 
