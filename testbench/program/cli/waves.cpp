@@ -9,6 +9,8 @@
 
 #include <fmt/core.h>
 
+#include <uartvp/pl011.h>
+
 #include "cli/outputs.h"
 #include "cli/params.h"
 #include "scenarios/scenario.h"
@@ -328,6 +330,19 @@ void waves::finish() {
         throw std::runtime_error("cannot write " + shown(m_gtkw));
     // The renames wait for the run's other outputs: outputs::commit().
     m_done = true;
+}
+
+void add_pl011_group(waves& w, pl011& uart, sc_core::sc_signal_in_if<bool>& irq, unsigned fifo_depth) {
+    w.begin_group("UART0 (PL011)");
+    w.level(uart.tx_fifo_level, "uart0.tx_fifo_level", fifo_depth);
+    w.level(uart.rx_fifo_level, "uart0.rx_fifo_level", fifo_depth);
+    w.bit(uart.busy, "uart0.busy");
+    w.bit(uart.txff, "uart0.txff");
+    w.bit(uart.txfe, "uart0.txfe");
+    w.bit(uart.rxff, "uart0.rxff");
+    w.bit(uart.rxfe, "uart0.rxfe");
+    w.bit(irq, "uart0.irq");
+    w.end_group();
 }
 
 } // namespace uartvp::program

@@ -24,6 +24,10 @@
 #include <uartvp/vcd2fst_pipe.h>
 #include <uartvp/vcd_writer.h>
 
+namespace uartvp {
+class pl011;
+}
+
 namespace uartvp::program {
 
 struct run_request;
@@ -124,6 +128,10 @@ private:
         std::uint64_t last_addr = 0;
     } m_bus;
 };
+
+// The group "UART0 (PL011)" of a PL011's observation: its FIFO levels (of `fifo_depth` entries), BUSY, the
+// TX and RX flags, and its interrupt line `irq`.
+void add_pl011_group(waves& w, pl011& uart, sc_core::sc_signal_in_if<bool>& irq, unsigned fifo_depth);
 
 // The register names of a PL011 at bus address `base`, and of a 16550 at `base` (registers 1 << shift
 // apart): UART0 FR, UART0 LSR, ... for the waves' register filter and the timeline's polling spans.

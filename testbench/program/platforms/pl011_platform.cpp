@@ -118,16 +118,7 @@ void pl011_platform::add_timeline(timeline& t) {
 void pl011_platform::add_waves(waves& w) {
     w.machine_and_bus(kernel);
     w.name_registers(pl011_register_names(m_p.uart_base));
-    w.begin_group("UART0 (PL011)");
-    w.level(uart.tx_fifo_level, "uart0.tx_fifo_level", m_p.fifo_depth);
-    w.level(uart.rx_fifo_level, "uart0.rx_fifo_level", m_p.fifo_depth);
-    w.bit(uart.busy, "uart0.busy");
-    w.bit(uart.txff, "uart0.txff");
-    w.bit(uart.txfe, "uart0.txfe");
-    w.bit(uart.rxff, "uart0.rxff");
-    w.bit(uart.rxfe, "uart0.rxfe");
-    w.bit(irq, "uart0.irq");
-    w.end_group();
+    add_pl011_group(w, uart, irq, m_p.fifo_depth);
     // TXD from the UART's character reports where the pin shows the line between characters only.
     if (m_chars && !m_pins)
         uart.report_line(w.lines_from_reports(rxd));

@@ -149,15 +149,7 @@ void virt_platform::add_waves(waves& w) {
     w.bit(cpu->mmio_read, "bus.read");
     w.bit(cpu->mmio_write, "bus.write");
     w.end_group();
-    w.begin_group("UART0 (PL011)");
-    w.level(uart.tx_fifo_level, "uart0.tx_fifo_level", m_p.fifo_depth);
-    w.level(uart.rx_fifo_level, "uart0.rx_fifo_level", m_p.fifo_depth);
-    w.bit(uart.busy, "uart0.busy");
-    w.bit(uart.txff, "uart0.txff");
-    w.bit(uart.txfe, "uart0.txfe");
-    w.bit(uart.rxfe, "uart0.rxfe");
-    w.bit(uart_irq, "uart0.irq");
-    w.end_group();
+    add_pl011_group(w, uart, uart_irq, m_p.fifo_depth);
     w.begin_group("UART1 (16550)");
     w.level(com.tx_fifo_level, "uart1.tx_fifo_level", 16);
     w.bit(com.thre, "uart1.thre");
