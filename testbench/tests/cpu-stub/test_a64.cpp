@@ -7,9 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -123,50 +125,57 @@ struct outcome {
 };
 
 // Runs `program` in a child process (SystemC simulates once per process) until the core stops.
-outcome run_child(const std::vector<cpu::elf_image::segment>& program, bool fast,
-                  const std::function<void(rig&)>& setup = {}, std::uint64_t counter_at = 0) {
+// What `simulate` returns (plain data), computed in a child process: SystemC simulates once per process.
+template <class result_t> result_t in_child(const std::function<result_t()>& simulate) {
     int fds[2];
     EXPECT_EQ(pipe(fds), 0);
     const pid_t pid = fork();
     if (pid == 0) {
         close(fds[0]);
-        outcome o{};
-        {
-            rig r("rig", program, fast);
-            if (setup) setup(r);
-            sc_start(sc_time(1, SC_SEC));
-            r.core->finish();
-            const cpu::a64_stats& s = r.core->stats();
-            o.stop = r.core->stop_reason();
-            o.instructions = s.instructions;
-            o.reads = s.mmio_reads;
-            o.writes = s.mmio_writes;
-            o.transactions = s.transactions;
-            o.fast_forwards = s.fast_forwards;
-            o.interrupts = s.interrupts;
-            o.end_ns = r.core->local_time().to_seconds() * 1e9;
-            o.busy_ns = s.busy.to_seconds() * 1e9;
-            o.hardirq_ns = s.hardirq.to_seconds() * 1e9;
-            o.irq_off_ns = s.irq_off_total.to_seconds() * 1e9;
-            if (counter_at) r.core->read_memory(counter_at, &o.counter, 8);
-            o.n_data = static_cast<unsigned>(std::min<std::size_t>(8, r.device.data.size()));
-            for (unsigned i = 0; i < o.n_data; ++i) {
-                o.data[i] = r.device.data[i].value;
-                o.data_ns[i] = r.device.data[i].at.to_seconds() * 1e9;
-            }
-        }
-        (void)!write(fds[1], &o, sizeof o);
+        const result_t r = simulate();
+        (void)!write(fds[1], &r, sizeof r);
         _exit(0);
     }
     close(fds[1]);
-    outcome o{};
-    const auto got = read(fds[0], &o, sizeof o);
+    result_t r{};
+    const auto got = read(fds[0], &r, sizeof r);
     close(fds[0]);
     int status = 0;
     waitpid(pid, &status, 0);
-    EXPECT_EQ(got, static_cast<ssize_t>(sizeof o))
+    EXPECT_EQ(got, static_cast<ssize_t>(sizeof r))
         << "the child's simulation failed (status " << status << ")";
-    return o;
+    return r;
+}
+
+// Runs `program` in a child process until the core stops.
+outcome run_child(const std::vector<cpu::elf_image::segment>& program, bool fast,
+                  const std::function<void(rig&)>& setup = {}, std::uint64_t counter_at = 0) {
+    return in_child<outcome>([&] {
+        outcome o{};
+        rig r("rig", program, fast);
+        if (setup) setup(r);
+        sc_start(sc_time(1, SC_SEC));
+        r.core->finish();
+        const cpu::a64_stats& s = r.core->stats();
+        o.stop = r.core->stop_reason();
+        o.instructions = s.instructions;
+        o.reads = s.mmio_reads;
+        o.writes = s.mmio_writes;
+        o.transactions = s.transactions;
+        o.fast_forwards = s.fast_forwards;
+        o.interrupts = s.interrupts;
+        o.end_ns = r.core->local_time().to_seconds() * 1e9;
+        o.busy_ns = s.busy.to_seconds() * 1e9;
+        o.hardirq_ns = s.hardirq.to_seconds() * 1e9;
+        o.irq_off_ns = s.irq_off_total.to_seconds() * 1e9;
+        if (counter_at) r.core->read_memory(counter_at, &o.counter, 8);
+        o.n_data = static_cast<unsigned>(std::min<std::size_t>(8, r.device.data.size()));
+        for (unsigned i = 0; i < o.n_data; ++i) {
+            o.data[i] = r.device.data[i].value;
+            o.data_ns[i] = r.device.data[i].at.to_seconds() * 1e9;
+        }
+        return o;
+    });
 }
 
 #define A64_OR_SKIP()                                                                                        \
@@ -229,30 +238,15 @@ TEST(A64Core, TwoCoresInOneSimulationRunAsEachAlone) {
     const auto busy = [](const sc_time& t) { return [t](rig& r) { r.device.busy_until = t; }; };
     const outcome alone_a = run_child({words(ram, poll_program)}, true, busy(sc_time(30, SC_US)));
     const outcome alone_b = run_child({words(ram, poll_program)}, false, busy(sc_time(70, SC_US)));
-    int fds[2];
-    ASSERT_EQ(pipe(fds), 0);
-    const pid_t pid = fork();
-    if (pid == 0) {
-        double out[4];
-        {
-            rig a("a", {words(ram, poll_program)}, true), b("b", {words(ram, poll_program)}, false);
-            a.device.busy_until = sc_time(30, SC_US);
-            b.device.busy_until = sc_time(70, SC_US);
-            sc_start(sc_time(1, SC_SEC));
-            out[0] = a.core->local_time().to_seconds() * 1e9;
-            out[1] = static_cast<double>(a.core->stats().mmio_reads);
-            out[2] = b.core->local_time().to_seconds() * 1e9;
-            out[3] = static_cast<double>(b.core->stats().mmio_reads);
-        }
-        (void)!write(fds[1], out, sizeof out);
-        _exit(0);
-    }
-    close(fds[1]);
-    double out[4] = {};
-    const auto got = read(fds[0], out, sizeof out);
-    close(fds[0]);
-    waitpid(pid, nullptr, 0);
-    ASSERT_EQ(got, static_cast<ssize_t>(sizeof out));
+    const std::array<double, 4> out = in_child<std::array<double, 4>>([] {
+        rig a("a", {words(ram, poll_program)}, true), b("b", {words(ram, poll_program)}, false);
+        a.device.busy_until = sc_time(30, SC_US);
+        b.device.busy_until = sc_time(70, SC_US);
+        sc_start(sc_time(1, SC_SEC));
+        return std::array<double, 4>{
+            a.core->local_time().to_seconds() * 1e9, static_cast<double>(a.core->stats().mmio_reads),
+            b.core->local_time().to_seconds() * 1e9, static_cast<double>(b.core->stats().mmio_reads)};
+    });
     EXPECT_DOUBLE_EQ(out[0], alone_a.end_ns);
     EXPECT_EQ(out[1], static_cast<double>(alone_a.reads));
     EXPECT_DOUBLE_EQ(out[2], alone_b.end_ns);
