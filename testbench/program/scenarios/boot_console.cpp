@@ -45,6 +45,7 @@
 #include "kernel/printk/printk.h"
 #include "platforms/pl011_platform.h"
 #include "plugins/plugins.h"
+#include "scenarios/payload_printk.h"
 #include "scenarios/scenario.h"
 #include "workloads/bootlog.h"
 #include <uartvp/sw/pl011.h>
@@ -870,10 +871,7 @@ run_result boot_run::results() const {
                                        : record_check{};
     std::string expected;
     for (const auto& [c, i] : print_order)
-        for (char ch : sw::printk_printed(*c)[i].text) {
-            if (ch == '\n') expected += '\r';
-            expected += ch;
-        }
+        append_console_bytes(expected, sw::printk_printed(*c)[i].text);
     scoreboard sb(expected.size() + 16);
     sb.expect(expected);
     for (const auto& [ch, t] : line)

@@ -238,10 +238,7 @@ earlycon_a64_run::earlycon_a64_run(const run_request& rq_)
         if (line.empty() || line.back() != '\n') line += '\n'; // printk ends every record with one
         mailbox += line;
         std::string out;
-        for (char c : line) {
-            if (c == '\n') out += '\r';
-            out += c;
-        }
+        append_console_bytes(out, line);
         sb.expect(out);
         bytes_written += out.size();
     }

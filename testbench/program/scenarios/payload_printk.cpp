@@ -27,10 +27,7 @@ void payload_boot::run(sw::console& con, payload_reader& payload, scoreboard& sb
         if (m_line.empty() || m_line.back() != '\n') m_line += '\n';
         // What the routine hands to the UART: the record, with '\r' before each '\n'.
         m_out.clear();
-        for (char c : m_line) {
-            if (c == '\n') m_out += '\r';
-            m_out += c;
-        }
+        append_console_bytes(m_out, m_line);
         sb.expect(m_out);
         m_bytes_written += m_out.size();
         const sc_core::sc_time t0 = cpu.local_time();

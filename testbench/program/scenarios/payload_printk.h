@@ -41,6 +41,13 @@ inline std::size_t console_bytes(std::string_view text) {
         n += c == '\n';
     return n;
 }
+// Appends those bytes to `out`.
+inline void append_console_bytes(std::string& out, std::string_view text) {
+    for (char c : text) {
+        if (c == '\n') out += '\r';
+        out += c;
+    }
+}
 
 // printk set up as above and its one console, `name` and `index` as the kernel names it, a boot console
 // (CON_BOOT) or a legacy one; its write is the scenario's to set. Static: it outlives the tasks' threads.

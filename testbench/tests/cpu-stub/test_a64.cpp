@@ -279,6 +279,16 @@ TEST(A64Core, LoopThatStoresIsNotFastForwarded) {
     EXPECT_DOUBLE_EQ(fast.end_ns, ref.end_ns);
 }
 
+// The IRQ vector (VBAR_EL1 + 0x280 at 0x40000a80) of the interrupt tests: acknowledges the device,
+// counts in x20 and writes '0' + the acknowledgement's number to DATA, returns.
+const std::vector<std::uint32_t> irq_vector = {
+    0xb9400803, // a80: ldr w3, [x0, #8]   (ACK: lowers the line)
+    0x91000694, // a84: add x20, x20, #1
+    0x1100c063, // a88: add w3, w3, #'0'
+    0xb9000003, // a8c: str w3, [x0]
+    0xd69f03e0, // a90: eret
+};
+
 TEST(A64Core, InterruptsAreTakenThroughVbarAndEretReturns) {
     A64_OR_SKIP();
     const std::vector<std::uint32_t> main_code = {
@@ -294,13 +304,6 @@ TEST(A64Core, InterruptsAreTakenThroughVbarAndEretReturns) {
         0xd2800100, // 24: mov x0, #0x8
         0xf2b08000, // 28: movk x0, #0x8400, lsl #16
         0xd4000002, // 2c: hvc #0
-    };
-    const std::vector<std::uint32_t> irq_vector = {
-        0xb9400803, // a80: ldr w3, [x0, #8]   (ACK: lowers the line)
-        0x91000694, // a84: add x20, x20, #1
-        0x1100c063, // a88: add w3, w3, #'0'
-        0xb9000003, // a8c: str w3, [x0]
-        0xd69f03e0, // a90: eret
     };
     const auto raise = [](rig& r) {
         sc_spawn([&r] {
@@ -340,13 +343,6 @@ TEST(A64Core, WfiWithIrqsMaskedWakesAndTheInterruptWaitsForTheUnmask) {
         0xd2800100, // 20: mov x0, #0x8
         0xf2b08000, // 24: movk x0, #0x8400, lsl #16
         0xd4000002, // 28: hvc #0
-    };
-    const std::vector<std::uint32_t> irq_vector = {
-        0xb9400803, // a80: ldr w3, [x0, #8]   (ACK)
-        0x91000694, // a84: add x20, x20, #1
-        0x1100c063, // a88: add w3, w3, #'0'
-        0xb9000003, // a8c: str w3, [x0]
-        0xd69f03e0, // a90: eret
     };
     const auto raise = [](rig& r) {
         sc_spawn([&r] {
