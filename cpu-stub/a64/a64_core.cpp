@@ -146,6 +146,7 @@ private:
     void stop(a64_stop why, const std::string& fault = "");
     void close_figures();
     void request_stop(a64_stop why, const std::string& fault);
+    void halt_engine(a64_stop why, const std::string& fault = "");
     void wait_for_interrupt();
     std::uint64_t counter() const;
     void vtimer_schedule();
@@ -178,9 +179,10 @@ private:
     // Why the engine stopped (set before uc_emu_stop), and where to resume.
     enum class halt { none, quantum, stop } m_halt = halt::none;
     std::uint64_t m_resume = 0;
-    bool m_stop_asked = false; // by a callback: the next block hook stops the engine
+    // A stop asked by a callback (running: none), which the next block hook or exception carries out.
     a64_stop m_asked_stop = a64_stop::running;
     std::string m_asked_fault;
+    bool stop_asked() const { return m_asked_stop != a64_stop::running; }
 
     // The IRQ line: its changes (time, level) since the last synchronisation's, and what it noticed.
     std::deque<std::pair<sc_time, bool>> m_line;
@@ -461,10 +463,16 @@ void a64_core_impl::close_figures() {
     m_stats.busy = m_time - m_wfi_total;
 }
 
-// From a callback: the engine stops at the next block boundary.
+// From a hook (the block hook, an exception): the engine stops there for good, and the core with it.
+void a64_core_impl::halt_engine(a64_stop why, const std::string& fault) {
+    m_halt = halt::stop;
+    uc_emu_stop(m_uc);
+    stop(why, fault);
+}
+
+// From an MMIO callback (which must not stop the engine): the next block boundary stops it.
 void a64_core_impl::request_stop(a64_stop why, const std::string& fault) {
-    if (m_stop_asked) return;
-    m_stop_asked = true;
+    if (stop_asked()) return;
     m_asked_stop = why;
     m_asked_fault = fault;
 }
@@ -511,11 +519,8 @@ void a64_core_impl::block_hook(uc_engine*, std::uint64_t addr, std::uint32_t siz
 }
 
 void a64_core_impl::on_block(std::uint64_t addr, std::uint32_t size) {
-    if (m_stop_asked) {
-        m_stop_asked = false;
-        m_halt = halt::stop;
-        uc_emu_stop(m_uc);
-        stop(m_asked_stop, m_asked_fault);
+    if (stop_asked()) {
+        halt_engine(m_asked_stop, m_asked_fault);
         return;
     }
     if (m_daif_changed || m_returned) note_daif();
@@ -595,7 +600,7 @@ void a64_core_impl::mmio_write_cb(uc_engine*, std::uint64_t addr, unsigned size,
 }
 
 std::uint64_t a64_core_impl::access(std::uint64_t addr, unsigned size, bool write, std::uint64_t value) {
-    if (m_stop_asked) return 0; // a failed access earlier in this block: nothing more reaches the bus
+    if (stop_asked()) return 0; // a failed access earlier in this block: nothing more reaches the bus
     sync();                     // interrupts come before the access (taken at the next block boundary)
     const sc_time issued = m_time;
     std::uint64_t data = write ? value : 0;
@@ -626,7 +631,7 @@ std::uint64_t a64_core_impl::access(std::uint64_t addr, unsigned size, bool writ
     }
     read_promise promise;
     const bool by_cost = transport(m_tx, m_cfg.fast_forward ? &promise : nullptr);
-    if (m_stop_asked) return 0;
+    if (stop_asked()) return 0;
     const std::uint64_t period_instr = m_stats.instructions - m_watch.instr;
     const sc_time period = issued - m_watch.issued;
     const bool same_value = repeats && data == m_watch.value;
@@ -714,11 +719,8 @@ void a64_core_impl::fast_forward(const read_promise& p, const sc_time& issued, s
 
 void a64_core_impl::intr_hook(uc_engine*, std::uint32_t intno, void* self) {
     auto* c = static_cast<a64_core_impl*>(self);
-    if (c->m_stop_asked) { // a failed access earlier in the block comes first
-        c->m_stop_asked = false;
-        c->m_halt = halt::stop;
-        uc_emu_stop(c->m_uc);
-        c->stop(c->m_asked_stop, c->m_asked_fault);
+    if (c->stop_asked()) { // a failed access earlier in the block comes first
+        c->halt_engine(c->m_asked_stop, c->m_asked_fault);
         return;
     }
     const std::uint64_t pc = c->reg(UC_ARM64_REG_PC);
@@ -737,21 +739,17 @@ void a64_core_impl::intr_hook(uc_engine*, std::uint32_t intno, void* self) {
             return;
         }
     }
-    c->m_halt = halt::stop;
-    uc_emu_stop(c->m_uc);
-    c->stop(a64_stop::fault, "exception " + std::to_string(intno) + " (" +
-                                 (intno == 1   ? "undefined instruction " + hex(insn)
-                                  : intno == 2 ? std::string("svc")
-                                               : std::string("not modelled")) +
-                                 ") at pc " + hex(pc));
+    c->halt_engine(a64_stop::fault, "exception " + std::to_string(intno) + " (" +
+                                        (intno == 1   ? "undefined instruction " + hex(insn)
+                                         : intno == 2 ? std::string("svc")
+                                                      : std::string("not modelled")) +
+                                        ") at pc " + hex(pc));
 }
 
 void a64_core_impl::psci(std::uint64_t pc) {
     const std::uint64_t fn = reg(UC_ARM64_REG_X0) & 0xffffffffu;
     if (fn == psci_system_off || fn == psci_system_reset) {
-        m_halt = halt::stop;
-        uc_emu_stop(m_uc);
-        stop(fn == psci_system_off ? a64_stop::system_off : a64_stop::system_reset);
+        halt_engine(fn == psci_system_off ? a64_stop::system_off : a64_stop::system_reset);
         return;
     }
     set_reg(UC_ARM64_REG_X0, fn == psci_version ? 0x00010000 /* 1.0 */ : psci_not_supported);
