@@ -21,13 +21,13 @@ cpu::timing_profile make_timing(const params& p) {
     return t;
 }
 
-static pl011_config uart_config(const params& p, const std::string& rtl_vcd, bool chars) {
+pl011_config pl011_config_of(const params& p, bool txd_edges, const std::string& rtl_vcd) {
     pl011_config c;
-    c.txd_edges = !chars;
+    c.txd_edges = txd_edges;
     c.clock_hz = p.uartclk_hz;
     c.fifo_depth = p.fifo_depth;
     c.clock_every_cycle = p.reference;
-    const char* measure = std::getenv("UARTVP_MEASURE_RTL");
+    const char* measure = std::getenv("UARTVP_MEASURE_RTL"); // the benchmark's rtl %
     c.measure_eval_time = measure && std::string(measure) == "1";
     c.rtl_vcd = rtl_vcd;
     return c;
@@ -39,7 +39,7 @@ pl011_platform::pl011_platform(const sc_module_name& name, const params& p, cons
     , kernel("kernel", p.cores, make_timing(p))
     , cpu0(kernel.cpu(0))
     , bus("bus")
-    , uart("uart0", uart_config(p, rtl_vcd, p.line_as_characters() && !pins))
+    , uart("uart0", pl011_config_of(p, !p.line_as_characters() || pins, rtl_vcd))
     , monitor("console", static_cast<double>(p.baud), p.frame)
     , m_p(p)
     , m_chars(p.line_as_characters())

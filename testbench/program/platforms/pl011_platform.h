@@ -60,5 +60,9 @@ private:
 };
 
 cpu::timing_profile make_timing(const params& p);
+// The PL011 the params describe (UARTCLK, FIFO depth, every cycle clocked in reference mode, the RTL's
+// evaluation timed for the benchmark under UARTVP_MEASURE_RTL=1): TXD driven edge by edge or not, the
+// full RTL trace to `rtl_vcd` if given.
+pl011_config pl011_config_of(const params& p, bool txd_edges, const std::string& rtl_vcd = "");
 
 } // namespace uartvp::program

@@ -10,23 +10,13 @@
 #include "cli/stop.h"
 #include "cli/timeline.h"
 #include "cli/waves.h"
+#include "platforms/pl011_platform.h"
 
 namespace uartvp::program {
 
 using namespace sc_core;
 
 namespace {
-
-pl011_config uart_config(const params& p, bool term) {
-    pl011_config c;
-    c.clock_hz = p.uartclk_hz;
-    c.fifo_depth = p.fifo_depth;
-    c.clock_every_cycle = p.reference;
-    c.txd_edges = !p.line_as_characters() || term; // a terminal reads the pin
-    const char* measure = std::getenv("UARTVP_MEASURE_RTL");
-    c.measure_eval_time = measure && std::string(measure) == "1";
-    return c;
-}
 
 uart16550_config com_config() {
     uart16550_config c;
@@ -70,7 +60,7 @@ virt_platform::virt_platform(const sc_module_name& name, const params& p, bus_mo
     : sc_module(name)
     , bus("bus")
     , gic("gic", 64)
-    , uart("uart0", uart_config(p, term != nullptr))
+    , uart("uart0", pl011_config_of(p, !p.line_as_characters() || term) /* a terminal reads the pin */)
     , com("uart1", com_config())
     , cpu(cpu::make_a64_core("cpu0", core_config(p)))
     , monitor("console", static_cast<double>(p.baud), p.frame)

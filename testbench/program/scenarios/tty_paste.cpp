@@ -171,15 +171,8 @@ public:
             com->irq(irq);
             com->rxd(rxd);
         } else {
-            pl011_config c;
-            c.clock_hz = p.uartclk_hz;
-            c.fifo_depth = p.fifo_depth;
-            c.clock_every_cycle = p.reference;
-            const char* measure = std::getenv("UARTVP_MEASURE_RTL"); // the benchmark's rtl %
-            c.measure_eval_time = measure && std::string(measure) == "1";
             m_chars = p.line_as_characters();
-            c.txd_edges = !m_chars || term;
-            pl = std::make_unique<pl011>("uart0", c);
+            pl = std::make_unique<pl011>("uart0", pl011_config_of(p, !m_chars || term));
             if (m_chars) {
                 pl->report_line(tx_monitor);
                 tx_monitor.take_characters(true);
