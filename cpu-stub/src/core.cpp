@@ -36,6 +36,7 @@ core::core(const sc_module_name& name, unsigned id, const timing_profile& timing
     , m_max_ahead(sc_time(static_cast<double>(max_ahead_ns), SC_NS).value()) {
     m_relax_time = m_timing.cycles(m_timing.cpu_relax_cycles);
     m_call_time = m_timing.cycles(m_timing.call_cycles);
+    set_sched_params(1, 250);
     m_cur_stats = &m_idle_stats;
     m_idle_stats.name = "(interrupts in idle)";
     m_idle_stats.cpu = id;
@@ -134,6 +135,190 @@ bool core::idle() const {
     return !m_current && m_runnable.empty();
 }
 
+// ---- EEVDF (kernel/sched/fair.c, v6.6+)
+
+namespace {
+// sched_prio_to_weight: nice -20 .. 19; each level about 1.25 times the next.
+constexpr std::uint32_t prio_to_weight[40] = {
+    88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916, 9548, 7620, 6100, 4904,
+    3906,  3121,  2501,  1991,  1586,  1277,  1024,  820,   655,   526,   423,  335,  272,  215,
+    172,   137,   110,   87,    70,    56,    45,    36,    29,    23,    18,   15};
+constexpr std::int64_t nice_0_load = 1024;
+
+std::int64_t weight_of(const task& t) {
+    return prio_to_weight[std::clamp(t.nice, -20, 19) + 20];
+}
+
+// calc_delta_fair: real time -> virtual time of `t`.
+std::int64_t calc_delta_fair(std::uint64_t delta, const task& t) {
+    const std::int64_t w = weight_of(t);
+    return w == nice_0_load ? static_cast<std::int64_t>(delta)
+                            : static_cast<std::int64_t>(static_cast<__int128>(delta) * nice_0_load / w);
+}
+
+// Division rounding towards minus infinity (the kernel's avg_vruntime rounds so).
+std::int64_t div_floor(__int128 a, __int128 b) {
+    __int128 q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+    return static_cast<std::int64_t>(q);
+}
+} // namespace
+
+void core::set_sched_params(unsigned online_cpus, unsigned hz) {
+    unsigned n = std::clamp(online_cpus, 1u, 8u), log2 = 0;
+    while (n >>= 1)
+        ++log2;
+    m_units_per_s = sc_time(1, SC_SEC).value();
+    m_slice = sc_time(750'000.0 * (1 + log2), SC_NS).value();
+    m_hz = hz;
+}
+
+std::int64_t core::vslice(const task& t) const {
+    return calc_delta_fair(m_slice, t);
+}
+
+bool core::counted(const task* t) const {
+    return t && t->rt_priority == 0 &&
+           (t->st == task::state::runnable || (t == m_current && t->st == task::state::running));
+}
+
+std::int64_t core::avg_vruntime() const {
+    __int128 wv = 0, w = 0;
+    auto add = [&](const task* t) {
+        if (!counted(t)) return;
+        const std::int64_t tw = weight_of(*t);
+        wv += static_cast<__int128>(tw) * (t->vruntime - m_min_vruntime);
+        w += tw;
+    };
+    add(m_current);
+    for (const task* t : m_runnable)
+        add(t);
+    return w == 0 ? m_min_vruntime : m_min_vruntime + div_floor(wv, w);
+}
+
+// Eligible: its runtime is not above the weighted average (no rounding: sum w_j (v_j - v) >= 0).
+bool core::eligible(const task& t) const {
+    __int128 s = 0;
+    auto add = [&](const task* u) {
+        if (counted(u)) s += static_cast<__int128>(weight_of(*u)) * (u->vruntime - t.vruntime);
+    };
+    add(m_current);
+    for (const task* u : m_runnable)
+        add(u);
+    return s >= 0;
+}
+
+// The first tick (jiffy j at ceil(j / HZ seconds)) at or after t.
+std::uint64_t core::next_tick_at_or_after(std::uint64_t t) const {
+    using u128 = unsigned __int128;
+    auto time_of = [&](std::uint64_t j) {
+        return static_cast<std::uint64_t>((u128(j) * m_units_per_s + m_hz - 1) / m_hz);
+    };
+    std::uint64_t j = static_cast<std::uint64_t>(u128(t) * m_hz / m_units_per_s);
+    while (time_of(j) < t)
+        ++j;
+    return time_of(j);
+}
+
+// The last tick before t (t > 0).
+std::uint64_t core::last_tick_before(std::uint64_t t) const {
+    using u128 = unsigned __int128;
+    auto time_of = [&](std::uint64_t j) {
+        return static_cast<std::uint64_t>((u128(j) * m_units_per_s + m_hz - 1) / m_hz);
+    };
+    std::uint64_t j = static_cast<std::uint64_t>(u128(t) * m_hz / m_units_per_s);
+    while (j > 0 && time_of(j) >= t)
+        --j;
+    return time_of(j);
+}
+
+// update_curr: the running task's runtime up to `now`. A slice used up is noticed at the first tick
+// after its end (or now, if no tick came between): the deadline moves one slice past the runtime of
+// then, and need_resched is set if another task is queued (update_deadline).
+void core::update_curr(std::uint64_t now) {
+    task* t = m_current;
+    if (!t || t->rt_priority || t->st != task::state::running) return;
+    const std::int64_t w = weight_of(*t);
+    auto advance = [&](std::uint64_t to) {
+        if (to > t->exec_start) t->vruntime += calc_delta_fair(to - t->exec_start, *t);
+        t->exec_start = std::max(t->exec_start, to);
+    };
+    for (;;) {
+        if (t->vruntime >= t->deadline) {
+            t->deadline = t->vruntime + vslice(*t);
+            if (!m_runnable.empty()) m_need_resched = true;
+            continue;
+        }
+        // Real time left in the slice (rounded up: that much runtime reaches the deadline).
+        const auto left = static_cast<std::uint64_t>(
+            (static_cast<__int128>(t->deadline - t->vruntime) * w + nice_0_load - 1) / nice_0_load);
+        const std::uint64_t end = t->exec_start + left;
+        if (end > now) break;
+        advance(std::min(next_tick_at_or_after(end), now));
+        if (t->vruntime < t->deadline) break; // not reached after all (only if now < end)
+    }
+    advance(now);
+    update_min_vruntime();
+}
+
+void core::update_min_vruntime() {
+    bool any = false;
+    std::int64_t v = 0;
+    auto look = [&](const task* t) {
+        if (!counted(t)) return;
+        v = any ? std::min(v, t->vruntime) : t->vruntime;
+        any = true;
+    };
+    look(m_current);
+    for (const task* t : m_runnable)
+        look(t);
+    if (any) m_min_vruntime = std::max(m_min_vruntime, v);
+}
+
+// place_entity: at the weighted average less the lag it left with (scaled so that adding it keeps
+// that lag), the deadline a slice on (half a slice at its first placement).
+void core::place(task& t) {
+    const std::int64_t v = avg_vruntime();
+    std::int64_t lag = 0;
+    __int128 load = 0;
+    if (counted(m_current)) load += weight_of(*m_current);
+    for (const task* u : m_runnable)
+        if (counted(u)) load += weight_of(*u);
+    if (load > 0) lag = div_floor(static_cast<__int128>(t.vlag) * (load + weight_of(t)), load);
+    t.vruntime = v - lag;
+    t.deadline = t.vruntime + (t.placed ? vslice(t) : vslice(t) / 2);
+    t.placed = true;
+}
+
+// A task just queued preempts the current one (need_resched) if it is SCHED_FIFO above it, or, both
+// fair, if it is eligible with an earlier deadline.
+void core::wakeup_preempt(task& t) {
+    task* c = m_current;
+    if (!c || c->st != task::state::running || &t == c) return;
+    if (c->rt_priority || t.rt_priority) {
+        if (t.rt_priority > c->rt_priority) m_need_resched = true;
+        return;
+    }
+    if (eligible(t) && t.deadline < c->deadline) m_need_resched = true;
+}
+
+task* core::pick_next(task* curr) {
+    task* best = nullptr;
+    auto better = [&](task* a, task* b) { // a better than b
+        if (a->rt_priority != b->rt_priority) return a->rt_priority > b->rt_priority;
+        if (a->rt_priority) return a == curr || (b != curr && a->seq < b->seq);
+        const bool ea = eligible(*a), eb = eligible(*b);
+        if (ea != eb) return ea;
+        if (a->deadline != b->deadline) return a->deadline < b->deadline;
+        return a == curr || (b != curr && a->seq < b->seq);
+    };
+    if (curr) best = curr;
+    for (task* t : m_runnable)
+        if (!best || better(t, best)) best = t;
+    if (best && best != curr) m_runnable.erase(std::find(m_runnable.begin(), m_runnable.end(), best));
+    return best;
+}
+
 void core::make_runnable(task& t) {
     core& c = *t.cpu;
     if (t.st == task::state::running) {
@@ -141,9 +326,14 @@ void core::make_runnable(task& t) {
         return;
     }
     if (t.st != task::state::blocked) return;
+    const std::uint64_t now = sc_time_stamp().value();
+    c.update_curr(now);
+    if (t.rt_priority == 0) c.place(t);
     t.st = task::state::runnable;
     t.seq = c.m_seq++;
+    t.runnable_since = now;
     c.m_runnable.push_back(&t);
+    c.wakeup_preempt(t);
     if (c.m_idle_waiting) c.m_wake_idle.notify();
 }
 
@@ -156,33 +346,64 @@ void core::make_runnable_first(task& t) {
     c.m_first_at = sc_time_stamp();
 }
 
-namespace {
-// The best runnable task: lower nice first, first come first served within a level.
-task* take_best(std::deque<task*>& q) {
-    if (q.empty()) return nullptr;
-    auto best = std::min_element(q.begin(), q.end(), [](const task* a, const task* b) {
-        return a->nice != b->nice ? a->nice < b->nice : a->seq < b->seq;
-    });
-    task* t = *best;
-    q.erase(best);
-    return t;
+// cond_resched() only reads the flag; the ticks up to now have done their update_curr (a tick at
+// this very instant included).
+bool core::need_resched() {
+    const std::uint64_t now = sc_time_stamp().value();
+    const std::uint64_t tick = next_tick_at_or_after(now);
+    if (tick == now)
+        update_curr(now);
+    else if (tick > 0)
+        update_curr(last_tick_before(now));
+    return m_need_resched;
 }
-} // namespace
 
-bool core::better_task_runnable() const {
-    if (!m_current) return !m_runnable.empty();
-    for (const task* t : m_runnable)
-        if (t->nice < m_current->nice) return true;
-    return false;
+void core::set_nice(task& t, int nice) {
+    nice = std::clamp(nice, -20, 19);
+    core& c = *t.cpu;
+    const std::uint64_t now = sc_time_stamp().value();
+    c.update_curr(now);
+    const std::int64_t old_w = weight_of(t);
+    const bool on_rq = c.counted(&t);
+    const std::int64_t v = on_rq ? c.avg_vruntime() : 0;
+    const int old_nice = t.nice;
+    t.nice = nice;
+    const std::int64_t new_w = weight_of(t);
+    if (t.rt_priority) return;
+    if (on_rq) { // reweight_eevdf: lag and relative deadline scale with old / new weight
+        t.vruntime = v - div_floor(static_cast<__int128>(v - t.vruntime) * old_w, new_w);
+        t.deadline = v + div_floor(static_cast<__int128>(t.deadline - v) * old_w, new_w);
+        if (&t == c.m_current) {
+            if (nice > old_nice && !c.m_runnable.empty()) c.m_need_resched = true;
+        } else {
+            c.wakeup_preempt(t);
+        }
+    } else {
+        t.vlag = div_floor(static_cast<__int128>(t.vlag) * old_w, new_w);
+    }
+}
+
+void core::set_fifo(task& t, int priority) {
+    core& c = *t.cpu;
+    c.update_curr(sc_time_stamp().value());
+    t.rt_priority = std::clamp(priority, 1, 99);
+    if (t.st == task::state::runnable) c.wakeup_preempt(t);
 }
 
 void core::account_switch(task* from, task* to) {
+    const std::uint64_t now = sc_time_stamp().value();
     if (from) {
         m_stats[from->index].cpu_time += m_time - from->on_cpu_since;
+        ++m_stats[from->index].switches;
         for (core_observer* o : m_observers)
             o->task_span(*this, m_stats[from->index], from->on_cpu_since, m_time);
     }
-    if (to) to->on_cpu_since = m_time;
+    if (to) {
+        to->on_cpu_since = m_time;
+        to->exec_start = now;
+        if (now > to->runnable_since)
+            m_stats[to->index].wait_time += sc_time::from_value(now - to->runnable_since);
+    }
 }
 
 void core::end_observation() {
@@ -196,6 +417,7 @@ void core::end_observation() {
 void core::switch_to(task* next) {
     account_switch(m_current, next);
     m_current = next;
+    m_need_resched = false;
     m_cur_stats = next ? &m_stats[next->index] : &m_idle_stats;
     if (next) {
         next->st = task::state::running;
@@ -208,25 +430,42 @@ void core::switch_to(task* next) {
     }
 }
 
-void core::schedule(bool block, bool preempted) {
+void core::yield() {
+    task* me = m_current;
+    if (!me) throw std::logic_error("yield() outside a task");
+    sync();
+    update_curr(sc_time_stamp().value());
+    if (me->rt_priority == 0) me->deadline += vslice(*me);
+    schedule(false);
+}
+
+void core::schedule(bool block) {
     task* me = m_current;
     if (!me) throw std::logic_error("schedule() outside a task");
     sync(); // wake-ups by others up to this core's time are visible now
+    const std::uint64_t now = sc_time_stamp().value();
+    update_curr(now);
     if (block) {
         if (me->woken) {
             me->woken = false;
             return;
         }
+        // update_entity_lag: what it is owed (or owes), kept for its next placement, clamped.
+        if (me->rt_priority == 0) {
+            const std::int64_t limit = calc_delta_fair(std::max(2 * m_slice, m_units_per_s / m_hz), *me);
+            me->vlag = std::clamp(avg_vruntime() - me->vruntime, -limit, limit);
+        }
         me->st = task::state::blocked;
-    } else {
-        me->st = task::state::runnable;
-        if (!preempted) me->seq = m_seq++;
-        m_runnable.push_back(me);
+        update_min_vruntime();
     }
-    task* next = take_best(m_runnable);
-    if (next == me) {
-        me->st = task::state::running;
-        return;
+    task* next = pick_next(block ? nullptr : me);
+    m_need_resched = false;
+    if (next == me) return;
+    if (!block) {
+        me->st = task::state::runnable;
+        me->runnable_since = now;
+        me->seq = m_seq++;
+        m_runnable.push_back(me);
     }
     switch_to(next);
     while (!me->go)
@@ -251,7 +490,7 @@ void core::task_main(task& t) {
     s.end = sc_time_stamp();
     t.st = task::state::dead;
     t.exited.notify();
-    switch_to(take_best(m_runnable));
+    switch_to(pick_next(nullptr));
 }
 
 // The core's own thread: runs whenever no task holds the core, and takes interrupts while idle.
@@ -268,7 +507,7 @@ void core::idle_loop() {
             }
         }
         m_first = nullptr;
-        if (!next) next = take_best(m_runnable);
+        if (!next) next = pick_next(nullptr);
         if (next) {
             if (!m_busy) {
                 m_busy = true;

@@ -27,6 +27,7 @@ machine::machine(const sc_module_name& name, unsigned ncores, const timing_profi
         cores.back()->irq_entry_cost = params.irq_entry;
         cores.back()->irq_exit_cost = params.irq_exit;
         cores.back()->set_interrupt_source(this);
+        cores.back()->set_sched_params(ncores, params.hz);
         m_percpu.push_back(std::make_unique<percpu>());
         ipi.push_back(std::make_unique<sc_signal<bool, SC_UNCHECKED_WRITERS>>(
             sc_gen_unique_name(("ipi" + std::to_string(i)).c_str()), false));

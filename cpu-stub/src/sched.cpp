@@ -55,7 +55,12 @@ int kthread_stop(task_struct* t) {
 }
 
 void sched_set_normal(task_struct* t, int nice) {
-    t->nice = std::clamp(nice, -20, 19);
+    t->rt_priority = 0;
+    t->cpu->set_nice(*t, nice);
+}
+
+void sched_set_fifo(task_struct* t) {
+    t->cpu->set_fifo(*t, 50); // MAX_RT_PRIO / 2, as the kernel's sched_set_fifo()
 }
 
 bool wake_up_process(task_struct* t) {
@@ -70,10 +75,14 @@ void schedule() {
     core::current().schedule(false);
 }
 
+void yield() {
+    core::current().yield();
+}
+
 void cond_resched() {
     core& c = core::current();
     c.sync();
-    if (running().preempt_count == 0 && c.better_task_runnable()) c.schedule(false, true);
+    if (running().preempt_count == 0 && c.need_resched()) c.schedule(false);
 }
 
 void preempt_disable() {

@@ -616,6 +616,7 @@ private:
     boot_statics& d;
     std::unique_ptr<plugin_guard> guard;
     bool registered = false, boot_finished = false, ipi_done;
+    double ipi_sent_ns = -1; // when kick_all_cpus_sync was called (-1: not)
     double probe_ns = -1, init_ns = 0, register_ns = -1;
     double planned = 0; // boot start is time 0: firmware's few accesses are part of the boot
     std::uint64_t first_due = 0;
@@ -836,6 +837,9 @@ void boot_run::start_other_cpus() {
             }
         });
     d.gate_work.func = [this](kapi::work_struct*) {
+        cpu::core& c = cpu::core::current();
+        c.sync();
+        ipi_sent_ns = to_ns(c.local_time());
         kapi::kick_all_cpus_sync();
         ipi_done = true;
     };
@@ -913,7 +917,8 @@ nlohmann::json boot_run::extra_results(const record_check& rc, const record_chec
         {"records_duplicated", rc.duplicated + bc.duplicated},
         {"records_reordered", rc.reordered + bc.reordered},
         {"bootcon_records_printed", bc.printed},
-        {"console_replays", d.con.replays}};
+        {"console_replays", d.con.replays},
+        {"ipi_sent_ns", ipi_sent_ns < 0 ? nlohmann::json(nullptr) : nlohmann::json(ipi_sent_ns)}};
     if (soc.bmc) x["bmc_chars"] = soc.bmc->chars;
     if (rpi) x["modem_status_deferred"] = d.cport.modem_status_deferred;
     return x;
@@ -993,6 +998,8 @@ std::vector<std::pair<std::string, std::string>> summary_rows(const run_result& 
                                                x["records_duplicated"].get<std::uint64_t>(),
                                                x["records_reordered"].get<std::uint64_t>())},
         {"irqoff max", fmt::format("{:.3f} ms", r.irq_off_max_ns / 1e6)},
+        {"IPI sent",
+         x["ipi_sent_ns"].is_null() ? "none" : fmt::format("{:.6f} s", x["ipi_sent_ns"].get<double>() / 1e9)},
     };
     for (const nlohmann::json& c : r.kernel["csd_reports"])
         rows.push_back({"csd " + c["kind"].get<std::string>(),

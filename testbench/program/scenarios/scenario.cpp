@@ -172,7 +172,11 @@ void add_kernel_results(run_result& r, const cpu::machine& m) {
         off_max = std::max(off_max, ns(s.irq_off_max));
         off_total += ns(s.irq_off_total);
         for (const cpu::task_stats& t : c->tasks())
-            tasks.push_back({{"name", t.name}, {"cpu", t.cpu}, {"cpu_ns", ns(t.cpu_time)}});
+            tasks.push_back({{"name", t.name},
+                             {"cpu", t.cpu},
+                             {"cpu_ns", ns(t.cpu_time)},
+                             {"wait_ns", ns(t.wait_time)},
+                             {"switches", t.switches}});
     }
     for (const cpu::irq_line_stats& l : m.irq_lines())
         lines.push_back({{"name", l.name},
@@ -187,7 +191,11 @@ void add_kernel_results(run_result& r, const cpu::machine& m) {
                            {"cpu", c.cpu},
                            {"target_cpu", c.target_cpu},
                            {"wait_ns", ns(c.wait)}});
-    r.kernel = {{"per_core", per_core}, {"tasks", tasks}, {"irq_lines", lines}, {"csd_reports", reports}};
+    r.kernel = {{"per_core", per_core},
+                {"tasks", tasks},
+                {"irq_lines", lines},
+                {"csd_reports", reports},
+                {"csd_wait_ns", ns(m.csd_wait_total())}};
     r.irq_off_max_ns = off_max;
     r.irq_off_total_ns = off_total;
 }

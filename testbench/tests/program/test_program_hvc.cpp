@@ -25,12 +25,14 @@ double us(const nlohmann::json& j, const char* key) {
 
 // khvcd beside kopald on cpu0 (the default) or one core: nothing contends for hp->lock, every
 // interrupt-driven poll but a last short one is the seed's: 8 reads of 16 bytes, 8 x 29.4 us IRQs off.
+// Both stay runnable while the paste lasts and take turns of a slice (2.25 ms, ended at the 4 ms
+// tick after it); khvcd's turns read what came meanwhile, kopald's polls the rest.
 TEST(HvcPaste, OpalBatchingEachInterruptPollReads8ChunksWith023To026MsIrqsOff) {
     for (const char* cores : {"", " --set cores=1"}) {
         const nlohmann::json j = hvc(std::string("--variant batching --profile opal") + cores);
         EXPECT_EQ(j["reads_per_poll_max"], 8) << cores;
         EXPECT_LE(j["bytes_per_poll_max"].get<int>(), 143) << cores;
-        EXPECT_GT(j["interrupt_polls"].get<int>(), 100) << cores;
+        EXPECT_GT(j["interrupt_polls"].get<int>(), 50) << cores;
         EXPECT_GE(us(j, "poll_irq_off_max_ns"), 230) << cores;
         EXPECT_LE(us(j, "poll_irq_off_max_ns"), 260) << cores;
         EXPECT_GE(us(j, "poll_irq_off_mean_ns"), 230) << cores;

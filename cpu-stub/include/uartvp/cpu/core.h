@@ -5,9 +5,17 @@
 // time, and everything else the software does costs time from the timing profile.
 //
 // Tasks: each task is bound to one core and runs in a SystemC thread of its own; a core runs one task at
-// a time, the best runnable one (lower nice first, first come first served within a level). A task gives
-// the core up only when it ends, sleeps, blocks or calls schedule() (cond_resched() when a better task
-// is runnable); interrupts interrupt it without a task switch. With nothing runnable the core idles.
+// a time. The scheduler is the kernel's (v6.6+): SCHED_FIFO tasks first, then the fair class, EEVDF
+// (kernel/sched/fair.c): each task's virtual runtime grows with its CPU time scaled by 1024 / its
+// weight (sched_prio_to_weight of its nice); a task is eligible while its virtual runtime is not above
+// the weighted average, and the eligible task with the earliest virtual deadline runs; a deadline is a
+// base slice (0.75 ms x (1 + ilog2(min(CPUs, 8)))) of virtual time past the runtime at which the task's
+// last slice ended. Preemption is voluntary (CONFIG_PREEMPT_VOLUNTARY): the tick (at HZ) that follows a
+// used-up slice, and a wake-up of an eligible task with an earlier deadline, set need_resched; a task
+// gives the core up when it ends, sleeps, blocks, calls schedule() or yield(), or calls cond_resched()
+// with need_resched set (and preemption enabled). The tick is not simulated as an interrupt: its effect
+// on the running task is worked out when the scheduler next looks, as it would have been at that tick.
+// Interrupts interrupt a task without a task switch. With nothing runnable the core idles.
 //
 // Time: the core keeps its own time, ahead of SystemC time (temporal decoupling), and lets SystemC time
 // catch up (synchronises) before every bus access and before everything another core or a device could
@@ -52,7 +60,9 @@ struct task_stats {
     std::uint64_t mmio_reads = 0, mmio_writes = 0;
     std::uint64_t relax = 0; // cpu_relax() calls: iterations of polling loops that had to wait
     sc_core::sc_time start, end;
-    sc_core::sc_time cpu_time; // time the task held its core (interrupts taken meanwhile included)
+    sc_core::sc_time cpu_time;  // time the task held its core (interrupts taken meanwhile included)
+    sc_core::sc_time wait_time; // time the task was runnable but another held its core
+    std::uint64_t switches = 0; // times it left its core (blocking, yielding, preempted, ending)
 };
 
 struct core_stats {
@@ -125,8 +135,8 @@ public:
     ~core() override;
     const char* kind() const override { return "uartvp::cpu::core"; }
 
-    // Queue a task with nice 0; tasks of one level run in the order added (a boot task, then what
-    // follows it), each to completion unless it sleeps or yields.
+    // Queue a task with nice 0; tasks added together run in the order added (a boot task, then what
+    // follows it), each until it sleeps, yields or calls cond_resched() with need_resched set.
     void add_task(std::string name, std::function<void()> body);
     // A task of any nice level, bound to this core; runnable at once (during elaboration: from the
     // start of the simulation). Returns it (it lives as long as the core).
@@ -243,8 +253,19 @@ public:
     void make_runnable_first(task& t);
     // The current task gives the core up: it stays runnable (schedule) or blocks until woken. A task
     // that stays runnable goes to the back of its level, or keeps its place if `preempted` (cond_resched).
-    void schedule(bool block, bool preempted = false);
-    bool better_task_runnable() const;
+    void schedule(bool block);
+    // The kernel's yield(): the current task's deadline moves one slice on, then schedule().
+    void yield();
+    // need_resched for the current task (its runtime accounted up to the present first).
+    bool need_resched();
+    // sched_set_normal (nice -20..19, the weight reweighted in place) and sched_set_fifo (priority
+    // 1..99); either checks whether the task now preempts the current one.
+    void set_nice(task& t, int nice);
+    void set_fifo(task& t, int priority);
+    // The fair class's parameters: the CPUs online (the base slice) and HZ (the tick that notices a
+    // used-up slice). A machine sets them; a lone core has 1 CPU at HZ 250.
+    void set_sched_params(unsigned online_cpus, unsigned hz);
+    sc_core::sc_time base_slice() const { return sc_core::sc_time::from_value(m_slice); }
     // The interrupt sources (the machine installs itself); the entry/exit costs of an interrupt.
     void set_interrupt_source(interrupt_source* s) { m_source = s; }
     interrupt_source* interrupts() const { return m_source; }
@@ -357,6 +378,25 @@ private:
     struct payload_lease;
     task_stats& stats_of_current();
     void account_switch(task* from, task* to);
+    // EEVDF (times are SystemC time values; virtual times scaled by 1024 / weight).
+    void update_curr(std::uint64_t now);
+    void update_min_vruntime();
+    void place(task& t);
+    void wakeup_preempt(task& t);
+    bool counted(const task* t) const; // in the fair class's sums: queued, or current and running
+    std::int64_t avg_vruntime() const;
+    bool eligible(const task& t) const;
+    std::uint64_t next_tick_at_or_after(std::uint64_t t) const;
+    std::uint64_t last_tick_before(std::uint64_t t) const;
+    std::int64_t vslice(const task& t) const;
+    // The task to run next among the queued ones and `curr` (null: the queued ones only), taken off
+    // the queue if it is there.
+    task* pick_next(task* curr);
+    std::uint64_t m_slice = 0;
+    unsigned m_hz = 250;
+    std::uint64_t m_units_per_s = 0;
+    std::int64_t m_min_vruntime = 0;
+    bool m_need_resched = false;
 
     unsigned m_id;
     interrupt_source* m_source = nullptr;
@@ -404,12 +444,19 @@ struct task {
     int nice = 0;
     std::function<void()> body;
     enum class state { runnable, running, blocked, dead } st = state::runnable;
-    std::uint64_t seq = 0;    // first come first served within a nice level
-    std::size_t index = 0;    // into core::tasks()
-    bool should_stop = false; // kthread_stop() asked
-    bool woken = false;       // a wake-up came while it was about to block
-    int preempt_count = 0;    // preempt_disable() depth: no cond_resched() switch while > 0
-    sc_core::sc_event resume; // the core hands itself to this task
+    std::uint64_t seq = 0; // order of enqueueing: ties go to the earlier
+    int rt_priority = 0;   // SCHED_FIFO priority 1..99; 0: SCHED_NORMAL (the fair class)
+    // EEVDF, in virtual time (SystemC time units x 1024 / weight): runtime, deadline, and the lag kept
+    // from its last dequeue; `placed` once it was enqueued (the first placement gets half a slice).
+    std::int64_t vruntime = 0, deadline = 0, vlag = 0;
+    bool placed = false;
+    std::uint64_t exec_start = 0;     // SystemC time value up to which its runtime is accounted
+    std::uint64_t runnable_since = 0; // SystemC time value it last became runnable (wait_time)
+    std::size_t index = 0;            // into core::tasks()
+    bool should_stop = false;         // kthread_stop() asked
+    bool woken = false;               // a wake-up came while it was about to block
+    int preempt_count = 0;            // preempt_disable() depth: no cond_resched() switch while > 0
+    sc_core::sc_event resume;         // the core hands itself to this task
     sc_core::sc_event exited;
     bool go = false;
     sc_core::sc_time on_cpu_since;

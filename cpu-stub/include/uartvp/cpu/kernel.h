@@ -93,10 +93,13 @@ task_struct* kthread_run_on_cpu(std::function<int(void*)> threadfn, void* data, 
                                 const std::string& name);
 bool kthread_should_stop();
 int kthread_stop(task_struct* t); // asks it to stop, wakes it and sleeps until it has ended
-void sched_set_normal(task_struct* t, int nice);
+// The scheduler is EEVDF with voluntary preemption (<uartvp/cpu/core.h>).
+void sched_set_normal(task_struct* t, int nice); // SCHED_NORMAL at `nice` (-20..19)
+void sched_set_fifo(task_struct* t);             // SCHED_FIFO at priority 50
 bool wake_up_process(task_struct* t);
-void schedule();     // gives the core to the best runnable task (this one goes to the back of its level)
-void cond_resched(); // the same, only if a better task is runnable and preemption is enabled
+void schedule();     // gives the core to the task the scheduler picks (this one, if it is still the best)
+void yield();        // its deadline a slice later, then schedule()
+void cond_resched(); // schedule(), if need_resched is set and preemption is enabled
 void preempt_disable();
 void preempt_enable();
 
