@@ -20,7 +20,7 @@ machine::machine(const sc_module_name& name, unsigned ncores, const timing_profi
     : sc_module(name)
     , m_params(params)
     , m_units_per_s(sc_time(1, SC_SEC).value()) {
-    if (ncores < 1 || ncores > 64) throw std::invalid_argument("a machine has 1 to 64 cores");
+    if (ncores < 1 || ncores > 128) throw std::invalid_argument("a machine has 1 to 128 cores");
     if (params.hz == 0) throw std::invalid_argument("hz must not be 0");
     for (unsigned i = 0; i < ncores; ++i) {
         cores.push_back(std::make_unique<core>(("cpu" + std::to_string(i)).c_str(), i, timing));

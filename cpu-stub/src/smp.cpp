@@ -120,9 +120,11 @@ void machine::csd_lock_wait(core& c, csd& d, unsigned target) {
         c.wait_for(d.unlocked, until);
         if (!d.locked || d.seq != seq) break;
         if (debug && sc_time_stamp() >= until) {
+            // csd_lock_wait_toolong: the next interval counts from this check (ts2), not from the
+            // end of the report's printing.
+            last = sc_time_stamp();
             report(reports == 0 ? csd_report::detected : csd_report::continued);
             ++reports;
-            last = sc_time_stamp();
         }
     }
     if (reports) report(csd_report::unstuck);

@@ -291,6 +291,16 @@ workload firmware(const std::string& name, const std::string& image, const std::
     return w;
 }
 
+// boot-console's nbcon-atomic boot on grace (seed 001) with `cores` cores: the kernel model's cost per core.
+workload boot_console(const std::string& name, unsigned cores, int rounds) {
+    workload w{name, "fast"};
+    w.argv = {UARTVP_BIN,  "run",          "boot-console",
+              "--variant", "nbcon-atomic", "--profile",
+              "grace",     "--set",        "cores=" + std::to_string(cores)};
+    w.rounds = rounds;
+    return w;
+}
+
 // A paste into the PL011 with an interrupt-driven reader: JSON on stdout, without the console fields.
 workload rx_paste(const std::string& name, std::size_t bytes, int rounds) {
     workload w{name, "fast", {PASTE_BIN, std::to_string(bytes)}, true, true, rounds};
@@ -556,6 +566,9 @@ int main(int argc, char** argv) {
                              short_rounds),
                    console_8250("8250 fifo pc " + std::to_string(paste / 1000) + kb, paste, short_rounds),
                    rx_paste("pl011 rx paste " + std::to_string(paste / 1000) + kb, paste, short_rounds)});
+    const std::vector<outcome> smp =
+        alternate({boot_console("boot-console grace 4 cores", 4, short_rounds),
+                   boot_console("boot-console grace 72 cores", 72, short_rounds)});
     // The aarch64 core, where the add-on and the images are built: the boot's console with the loops
     // fast-forwarded and (a slice) executed, the echo of a paste, a loop of arithmetic alone.
     std::vector<outcome> a64;
@@ -570,8 +583,8 @@ int main(int argc, char** argv) {
                       {"--payload-bytes", std::to_string(paste)}, short_rounds),
              firmware("firmware compute", "compute.elf", {}, short_rounds)});
     // The table's order.
-    std::vector<const outcome*> rows{&hw[0],  &hw[1], &sl[0], &sl[1], &sl[2], &vm[0], &vm[2],
-                                     &one[0], &rx[0], &rx[1], &rx[2], &hw[2], &vm[1]};
+    std::vector<const outcome*> rows{&hw[0], &hw[1], &sl[0], &sl[1], &sl[2], &vm[0],  &vm[2], &one[0],
+                                     &rx[0], &rx[1], &rx[2], &hw[2], &vm[1], &smp[0], &smp[1]};
     for (const outcome& o : a64)
         rows.push_back(&o);
     bool differ = false;
@@ -651,6 +664,7 @@ int main(int argc, char** argv) {
     }
     show(pair_ratio("earlycon hw: v0-literal vs v0", hw[0], hw[2]), 2);
     show(pair_ratio("earlycon vm: v0-literal vs v0", vm[0], vm[1]), 2);
+    show(pair_ratio("boot-console grace: 72 cores / 4 cores", smp[0], smp[1]), 2, true);
     if (a64.empty()) {
         fmt::print("  aarch64 core: skipped, the add-on or the firmware images are not built\n");
     } else {

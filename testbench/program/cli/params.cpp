@@ -273,16 +273,16 @@ const std::vector<key_def>& keys() {
         const std::string only_tty = "applies to tty-paste only", only_boot = "applies to boot-console only",
                           only_hvc = "applies to hvc-paste only";
         const std::string ns = "expected a number of nanoseconds from 0 to 1e9",
-                          core = "expected a core number from 0 to 7 (below cores)",
+                          core = "expected a core number from 0 to 127 (below cores)",
                           bytes = "expected a whole number of bytes from 1 to 2^30";
         // name, unit, default, description, scope, refusal, value
         return std::vector<key_def>{
             {"cpu_hz", "Hz", "1000000000", "CPU clock in Hz", consoles_a64, "",
              whole(&params::cpu_hz, 1, any, "expected a positive whole number")},
             {"cores", "", "1",
-             "cores of the machine, 1 to 8 (the console scenarios print from core 0; the others idle; "
-             "hvc-paste: default 2)",
-             every, "", whole(&params::cores, 1, 8, "expected a whole number of cores from 1 to 8")},
+             "cores of the machine, 1 to 128 (the console scenarios print from core 0; the others idle; "
+             "hvc-paste: default 2; boot-console on grace: 72)",
+             every, "", whole(&params::cores, 1, 128, "expected a whole number of cores from 1 to 128")},
             {"mmio_read_ns", "ns", "120",
              "cost of one UART register read, ns (a trapped access under a hypervisor; firmware: any "
              "device's)",
@@ -321,7 +321,7 @@ const std::vector<key_def>& keys() {
              "16550: a slow part's per-byte drain time, ns a byte waits at the head of THR/FIFO", uart16550,
              only_16550, number(&params::tx_drain_ns, 0, 1e9, ns)},
             {"irq_cpu", "", "0", "tty-paste: the core the UART's interrupt is routed to (default 0)", tty,
-             only_tty, whole(&params::irq_cpu, 0, 7, core)},
+             only_tty, whole(&params::irq_cpu, 0, 127, core)},
             {"hog_us", "us", "0",
              "tty-paste: a task holds IRQs off this many us per period (default 0: no hog)", tty, only_tty,
              number(&params::hog_us, 0, 1e7, "expected a number of microseconds from 0 to 1e7")},
@@ -329,7 +329,7 @@ const std::vector<key_def>& keys() {
              "tty-paste: the hog's period, us, more than hog_us (default 10000)", tty, only_tty,
              parsed(parse_hog_period_us, &params::hog_period_us)},
             {"hog_cpu", "", "", "tty-paste: the hog's core (default irq_cpu)", tty, only_tty,
-             shown_as(whole(&params::hog_cpu, 0, 7, core), hog_cpu_in_effect)},
+             shown_as(whole(&params::hog_cpu, 0, 127, core), hog_cpu_in_effect)},
             {"hog_sync", "", "none",
              "tty-paste: none (default: windows every period) or rx_irq (each window opens as the UART's "
              "RX interrupt rises, the worst phase)",
@@ -385,7 +385,7 @@ const std::vector<key_def>& keys() {
             {"khvcd_cpu", "", "0",
              "hvc-paste: the core khvcd runs on, below cores (default 0, beside the interrupt and kopald; on "
              "another core khvcd drains while kopald polls and they contend for hp->lock)",
-             hvc, only_hvc, whole(&params::khvcd_cpu, 0, 7, core)},
+             hvc, only_hvc, whole(&params::khvcd_cpu, 0, 127, core)},
             {"cpi", "", "1", "aarch64 core: cycles per instruction, at cpu_hz", a64, only_a64,
              whole(&params::cpi, 1, 1000, "expected a whole number of cycles from 1 to 1000")},
             {"quantum_ns", "ns", "1000",

@@ -137,6 +137,38 @@ TEST(ProgramBoot, TheKworkersIpiLeavesWithin40MsOfIpiAtMsInEveryVariant) {
     EXPECT_TRUE(none["ipi_sent_ns"].is_null());
 }
 
+// kernel/smp.c's cadence: "Continued" once the time since the last check that reported exceeds
+// timeout x (n + 1) x (ilog2(online CPUs) / 2 + 1), n the reports so far: with a 500 ms timeout, 4 s
+// after "Detected" on Grace's 72 CPUs, 2 s and then 3 s on 4.
+TEST(ProgramBoot, TheCsdReportsCadenceFollowsTheNumberOfCpus) {
+    const char* timeout = " --set csd_lock_timeout_ms=500";
+    const nlohmann::json grace = run_json("boot-console", std::string("--variant nbcon-atomic") + timeout);
+    const nlohmann::json four =
+        run_json("boot-console", std::string("--variant nbcon-atomic --set cores=4") + timeout);
+    ASSERT_FALSE(grace.is_null());
+    ASSERT_FALSE(four.is_null());
+    EXPECT_EQ(grace["params"]["cores"], 72);
+    EXPECT_EQ(grace["per_core"].size(), 72u);
+    auto times = [](const nlohmann::json& j) {
+        std::vector<std::pair<std::string, double>> t;
+        for (const nlohmann::json& r : j["csd_reports"]) {
+            EXPECT_EQ(r["cpu"], 0);
+            EXPECT_EQ(r["target_cpu"], 1);
+            t.emplace_back(r["kind"].get<std::string>(), r["time_ns"].get<double>() / 1e9);
+        }
+        return t;
+    };
+    const auto g = times(grace), f = times(four);
+    ASSERT_EQ(g.size(), 3u);
+    EXPECT_EQ(g[0], std::make_pair(std::string("detected"), 0.9135));
+    EXPECT_EQ(g[1], std::make_pair(std::string("continued"), 4.9135));
+    EXPECT_EQ(g[2].first, "unstuck");
+    ASSERT_EQ(f.size(), 4u);
+    EXPECT_EQ(f[1], std::make_pair(std::string("continued"), 2.9135));
+    EXPECT_EQ(f[2], std::make_pair(std::string("continued"), 5.9135));
+    EXPECT_EQ(f[3].second, g[2].second) << "the release does not depend on the count";
+}
+
 TEST(ProgramBoot, WithoutTheIpiThereIsNoReportAndTheReplayIsOneBatch) {
     const nlohmann::json j = run_json("boot-console", "--variant nbcon-atomic --set ipi_at_ms=-1");
     ASSERT_FALSE(j.is_null());

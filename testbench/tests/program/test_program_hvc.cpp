@@ -138,7 +138,7 @@ TEST(HvcPaste, KeysItDoesNotUseAreRefusedAndItsKeysElsewhereToo) {
     expect_usage_error("run hvc-paste --set paste_kbps=0", "more than 0");
     expect_usage_error("run hvc-paste --set burst_bytes=0", "from 1 to 2^30");
     expect_usage_error("run hvc-paste --set hz=200", "100, 250, 300 or 1000");
-    expect_usage_error("run hvc-paste --set cores=9", "from 1 to 8");
+    expect_usage_error("run hvc-paste --set cores=129", "from 1 to 128");
     expect_usage_error("run hvc-paste --set khvcd_cpu=2", "khvcd_cpu 2 is not a core");
     expect_usage_error("run hvc-paste --set cores=1 --set khvcd_cpu=1", "khvcd_cpu 1 is not a core");
     expect_usage_error("run tty-paste --set khvcd_cpu=0", "applies to hvc-paste only");
