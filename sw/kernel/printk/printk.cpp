@@ -305,9 +305,10 @@ void console_flush_all(bool do_cond_resched, bool* handover) {
                 progress = console_emit_next_record(*con, handover);
                 if (*handover) return;
             }
-            any_progress |= progress;
+            if (!progress) continue;
+            any_progress = true;
+            if (do_cond_resched) cond_resched(); // after each console's record, as the kernel does
         }
-        if (do_cond_resched) cond_resched();
     } while (any_progress);
 }
 

@@ -16,8 +16,8 @@
 #include <uartvp/cpu/kernel.h>
 #include <uartvp/cpu/machine.h>
 
-#include "kernel_bench.h"
 #include "kernel/printk/printk.h"
+#include "kernel_bench.h"
 #include "sim_main.h"
 
 using namespace uartvp;
@@ -235,6 +235,39 @@ TEST(PrintkLegacy, APrintkOnAnotherCpuSpinsForTheRecordAndTakesOverTheBacklog) {
     EXPECT_LT(cpu0_done, us(260));
     EXPECT_GT(cpu1_done, us(1000));
     EXPECT_GT(to_us(b.m.cpu(1).stats().irq_off_max), 0.0); // it spun with IRQs off
+}
+
+// console_flush_all with console_lock() held (may schedule): cond_resched() after each console that
+// printed a record, not once per round over the consoles. A task woken with need_resched meanwhile runs
+// between the first boot console's record and the second's.
+TEST(PrintkLegacy, TheLegacyLoopReschedulesAfterEachConsolesRecord) {
+    UARTVP_SIM_TEST();
+    bench b(1);
+    printk_init(cfg(printk_variant::v6_16));
+    fake_console e1("earlya", 0, false, CON_BOOT | CON_PRINTBUFFER);
+    fake_console e2("earlyb", 0, false, CON_BOOT | CON_PRINTBUFFER);
+    bool ran = false, first_had_it = false, second_had_it = true;
+    b.m.cpu(0).create_task("boot", [&] {
+        register_console(e1.con);
+        register_console(e2.con);
+        console_lock();
+        pr_info("the record");
+        task_struct* hi = kthread_run_on_cpu(
+            [&](void*) {
+                ran = true;
+                first_had_it = e1.out.find("the record") != std::string::npos;
+                second_had_it = e2.out.find("the record") != std::string::npos;
+                return 0;
+            },
+            nullptr, 0, "hi");
+        sched_set_normal(hi, -10); // an earlier deadline: need_resched
+        console_unlock();
+    });
+    sc_start(ms(100));
+    ASSERT_TRUE(ran);
+    EXPECT_TRUE(first_had_it);
+    EXPECT_FALSE(second_had_it) << "the switch came only after both consoles printed";
+    EXPECT_NE(e2.out.find("the record"), std::string::npos);
 }
 
 // ---- nbcon: the atomic flush, ownership, the kthread
