@@ -46,22 +46,24 @@ bool nbcon_context_try_acquire(nbcon_context& ctxt) {
     const int me = static_cast<int>(this_cpu());
     if (g.panic_cpu >= 0 && g.panic_cpu != me) return false; // -EPERM: another CPU is in panic
     const nbcon_state cur = con.state;
-    if (ctxt.prio <= cur.req_prio && cur.req_prio != nbcon_prio::none) return false;
-    // Direct: free, or a lower priority owner in a safe state.
-    if (cur.prio == nbcon_prio::none || (ctxt.prio > cur.prio && !cur.unsafe)) {
+    // Direct (nbcon_context_try_acquire_direct): -EPERM below the owner's or a waiter's priority (the
+    // owner prints our records too); -EBUSY while unsafe, free or not (a console released after an
+    // unsafe hostile takeover stays unsafe); else taken.
+    if (ctxt.prio <= cur.prio || (cur.req_prio != nbcon_prio::none && ctxt.prio <= cur.req_prio))
+        return false;
+    if (!cur.unsafe) {
         take(con, ctxt, false);
         return true;
     }
-    if (ctxt.prio <= cur.prio) return false; // -EPERM: the owner prints our records too
-    if (cur.cpu == me) return false;         // -EBUSY: no handover on the same CPU
-    // Handover: ask the unsafe owner, poll for its release.
-    if (ctxt.spinwait_max_us > 0) {
+    // Handover: ask the unsafe owner, poll for its release; not on the owner's CPU, not after an unsafe
+    // takeover (waiting cannot help), not without a wait allowed (each -EBUSY: on to the hostile try).
+    if (cur.cpu != me && !cur.unsafe_takeover && ctxt.spinwait_max_us > 0) {
         con.state.req_prio = ctxt.prio;
         notify_state();
         const sc_core::sc_time until =
             c.local_time() + sc_core::sc_time(static_cast<double>(ctxt.spinwait_max_us), sc_core::SC_US);
         for (;;) {
-            if (con.state.req_prio != ctxt.prio) break; // a higher waiter took over the request
+            if (con.state.req_prio != ctxt.prio) return false; // -EPERM: a higher waiter took over
             if (con.state.prio == nbcon_prio::none) {
                 take(con, ctxt, false);
                 return true;

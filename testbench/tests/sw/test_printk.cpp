@@ -476,6 +476,40 @@ TEST(PrintkNbcon, ANormalContextCannotTakeOverFromAnEmergencyOwner) {
     EXPECT_FALSE(normal_got);
 }
 
+// A console released after an unsafe hostile takeover is free but stays unsafe: a direct acquire gets
+// -EBUSY and waiting for a handover cannot help (nbcon_context_try_acquire_direct/_handover); only a
+// panic context allowed an unsafe takeover gets it.
+TEST(PrintkNbcon, AFreeConsoleLeftUnsafeByAHostileTakeoverIsBusy) {
+    UARTVP_SIM_TEST();
+    bench b(2);
+    printk_init(cfg(printk_variant::v6_16));
+    fake_console fc("ttyAMA", 0, true);
+    bool normal_got = true, emergency_got = true, panic_got = false;
+    b.m.cpu(1).create_task("a", [&] {
+        fc.con.state.unsafe = fc.con.state.unsafe_takeover = true; // as nbcon_context_release leaves it
+        nbcon_context n;
+        n.con = &fc.con;
+        n.prio = nbcon_prio::normal;
+        n.spinwait_max_us = 1000;
+        normal_got = nbcon_context_try_acquire(n);
+        nbcon_context em;
+        em.con = &fc.con;
+        em.prio = nbcon_prio::emergency;
+        em.spinwait_max_us = 1000;
+        emergency_got = nbcon_context_try_acquire(em);
+        nbcon_context pc;
+        pc.con = &fc.con;
+        pc.prio = nbcon_prio::panic;
+        pc.allow_unsafe_takeover = true;
+        panic_got = nbcon_context_try_acquire(pc);
+    });
+    sc_start(ms(10));
+    EXPECT_FALSE(normal_got);
+    EXPECT_FALSE(emergency_got);
+    EXPECT_TRUE(panic_got);
+    EXPECT_EQ(fc.con.state.prio, nbcon_prio::panic);
+}
+
 // ---- register_console and boot consoles
 
 TEST(PrintkRegister, ABootConsoleHandsOverWithoutAReplayAndIsUnregistered) {
