@@ -221,6 +221,25 @@ bool console_trylock_spinning() {
 
 namespace {
 
+// console_lock_spinning_enable: a printk on another CPU may spin for this record and take console_lock
+// over at its end.
+void console_lock_spinning_enable() {
+    now();
+    pk().console_owner = static_cast<int>(this_cpu());
+}
+
+// console_lock_spinning_disable_and_check: true if a waiter spun meanwhile; it owns console_lock now.
+bool console_lock_spinning_disable_and_check() {
+    printk_globals& g = pk();
+    now();
+    g.console_owner = -1;
+    if (!g.console_waiter) return false;
+    g.console_waiter = false;
+    g.console_lock_owner = -1;
+    notify_state();
+    return true;
+}
+
 // Returns whether a record was there; *handover when the lock went to a spinning waiter.
 bool console_emit_next_record(console& con, bool* handover) {
     printk_globals& g = pk();
@@ -244,44 +263,43 @@ bool console_emit_next_record(console& con, bool* handover) {
     text += record_print_text(r, g.cfg.time);
     irqflags flags;
     local_irq_save(flags); // printk_safe_enter_irqsave
-    now();
-    g.console_owner = static_cast<int>(this_cpu()); // console_lock_spinning_enable
+    console_lock_spinning_enable();
     con.write(con, text);
     con.seq = r.seq + 1;
     record_printed(con, r, text, false, dropped);
-    now(); // console_lock_spinning_disable_and_check
-    g.console_owner = -1;
-    if (g.console_waiter) {
-        g.console_waiter = false;
-        g.console_lock_owner = -1;
-        notify_state();
-        *handover = true;
-    }
+    *handover = console_lock_spinning_disable_and_check();
     local_irq_restore(flags);
     return true;
 }
 
 // An nbcon console printed by the legacy loop (a boot console is present): write_atomic with IRQs off
-// from printk, write_thread under the device lock from a sleepable console_lock holder.
-bool nbcon_legacy_emit_next_record(console& con, bool use_atomic) {
+// from printk, with spinning enabled as for a legacy record (a printk on another CPU may take
+// console_lock over at its end: *handover); write_thread under the device lock from a sleepable
+// console_lock holder.
+bool nbcon_legacy_emit_next_record(console& con, bool* handover, bool use_atomic) {
+    *handover = false;
     nbcon_write_context wctxt;
     wctxt.ctxt.con = &con;
     wctxt.ctxt.prio = nbcon_get_default_prio();
     irqflags flags;
-    if (use_atomic)
+    if (use_atomic) {
         local_irq_save(flags);
-    else
+        console_lock_spinning_enable();
+    } else {
         con.device_lock(con, flags);
+    }
     bool progress = false;
     if (nbcon_context_try_acquire(wctxt.ctxt)) {
         const bool ok = nbcon_emit_next_record(wctxt, use_atomic);
         progress = wctxt.ctxt.backlog;
         if (ok) nbcon_context_release(wctxt.ctxt);
     }
-    if (use_atomic)
+    if (use_atomic) {
+        *handover = console_lock_spinning_disable_and_check();
         local_irq_restore(flags);
-    else
+    } else {
         con.device_unlock(con, flags);
+    }
     return progress;
 }
 
@@ -300,11 +318,11 @@ void console_flush_all(bool do_cond_resched, bool* handover) {
             bool progress;
             if (is_nbcon(*con)) {
                 if (ft.nbcon_atomic || ft.nbcon_offload) continue; // printed by their own path
-                progress = nbcon_legacy_emit_next_record(*con, !do_cond_resched);
+                progress = nbcon_legacy_emit_next_record(*con, handover, !do_cond_resched);
             } else {
                 progress = console_emit_next_record(*con, handover);
-                if (*handover) return;
             }
+            if (*handover) return;
             if (!progress) continue;
             any_progress = true;
             if (do_cond_resched) cond_resched(); // after each console's record, as the kernel does

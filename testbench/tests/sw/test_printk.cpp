@@ -270,6 +270,42 @@ TEST(PrintkLegacy, TheLegacyLoopReschedulesAfterEachConsolesRecord) {
     EXPECT_NE(e2.out.find("the record"), std::string::npos);
 }
 
+// While a boot console is registered the legacy loop prints the nbcon console too
+// (nbcon_legacy_emit_next_record), from printk with spinning enabled as for a legacy record: a printk
+// on another CPU during the nbcon console's "enabled" record (159 to 208 us) spins for it and takes
+// console_lock over at its end. The boot console is gone by then, so the records after it wait for the
+// next printk's atomic flush.
+TEST(PrintkLegacy, APrintkOnAnotherCpuTakesOverFromAnNbconRecordInTheLegacyLoop) {
+    UARTVP_SIM_TEST();
+    bench b(2);
+    printk_init(cfg(printk_variant::v6_16));
+    fake_console early("early", 0, false, CON_BOOT | CON_PRINTBUFFER);
+    fake_console real("ttyAMA", 0, true);
+    early.ns_per_char = real.ns_per_char = 1000;
+    sc_time cpu0_back, cpu1_done;
+    b.m.cpu(0).create_task("boot", [&] {
+        register_console(early.con);
+        udelay(100);
+        register_console(real.con);
+        cpu0_back = now_local();
+        udelay(100);
+        pr_info("later");
+    });
+    b.m.cpu(1).create_task("other", [&] {
+        udelay(180);
+        pr_info("from cpu1");
+        cpu1_done = now_local();
+    });
+    sc_start(ms(100));
+    EXPECT_EQ(b.m.cpu(1).stats().irq_off_max, us(28)) << "spun for the rest of the nbcon record";
+    EXPECT_EQ(cpu0_back, us(208)) << "CPU0 handed console_lock over at the record's end";
+    EXPECT_EQ(cpu1_done, us(208));
+    const auto& printed = printk_printed(real.con);
+    ASSERT_EQ(printed.size(), 4u); // enabled, from cpu1, bootconsole disabled, later: once each, in order
+    for (std::size_t i = 0; i < printed.size(); ++i)
+        EXPECT_EQ(printed[i].seq, i + 1);
+}
+
 // ---- nbcon: the atomic flush, ownership, the kthread
 
 TEST(PrintkNbcon, WithoutAKthreadTheRegistrationReplaysTheWholeLogWithIrqsOff) {
