@@ -422,15 +422,15 @@ std::string console_tail(const std::vector<nlohmann::json>& runs, std::size_t vw
     if (std::none_of(runs.begin(), runs.end(),
                      [](const nlohmann::json& r) { return r.contains("seed_kbps"); }))
         return "";
-    std::string table =
-        fmt::format("{:<{}} {:>10} {:>10} {:>10}\n", "variant", vw + 1, "KB/s", "seed KB/s", "ratio");
+    std::string table = fmt::format("{:<{}} {:>10} {:>10} {:>10}  {}\n", "variant", vw + 1, "KB/s",
+                                    "seed KB/s", "ratio", "obtained");
     const double k0 = runs.front().value("throughput_kbps", 0.0);
     for (const nlohmann::json& r : runs)
         table +=
-            fmt::format("{:<{}} {:>10.3f} {:>10} {:>10.3f}\n", r["variant"].get<std::string>(), vw + 1,
+            fmt::format("{:<{}} {:>10.3f} {:>10} {:>10.3f}  {}\n", r["variant"].get<std::string>(), vw + 1,
                         r.value("throughput_kbps", 0.0),
                         r.contains("seed_kbps") ? fmt::format("{:.1f}", r["seed_kbps"].get<double>()) : "-",
-                        k0 > 0 ? r.value("throughput_kbps", 0.0) / k0 : 0.0);
+                        k0 > 0 ? r.value("throughput_kbps", 0.0) / k0 : 0.0, r.value("seed_obtained", "-"));
     return table;
 }
 

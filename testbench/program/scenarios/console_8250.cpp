@@ -339,9 +339,16 @@ run_result console_run::results() const {
     r.line_text_head = m.text_head;
     // The seed's figures: the slow machine's two paths, the fast machine's line rate (no change with FIFO).
     // Measured with v5.19's FIFO path: fifo-v6.14 has none.
-    if (rq.profile == "slow-bmc" && (rq.variant == "putchar" || rq.variant == "fifo"))
+    // The slow machine's rates are what tx_drain_ns and thre_delay_ns were fitted to; the fast machine's
+    // is the line rate, arithmetic of the baud rate and the frame.
+    if (rq.profile == "slow-bmc" && (rq.variant == "putchar" || rq.variant == "fifo")) {
         r.seed_kbps = rq.variant == "putchar" ? 2.5 : 3.1;
-    if (rq.profile == "pc" && (rq.variant == "putchar" || rq.variant == "fifo")) r.seed_kbps = 11.5;
+        r.seed_obtained = "fitted";
+    }
+    if (rq.profile == "pc" && (rq.variant == "putchar" || rq.variant == "fifo")) {
+        r.seed_kbps = 11.5;
+        r.seed_obtained = "follows from inputs";
+    }
     // Where the driver's init falls in the log: the record of its first line (0: before the first).
     if (rq.variant == "fifo-before-init") r.extra["driver_init_record"] = driver_init_record;
     return r;

@@ -266,6 +266,7 @@ nlohmann::json run_result::to_json() const {
                                                      : "difference"},
                         {"throughput_kbps", throughput_kbps()}};
     if (seed_kbps >= 0) j["seed_kbps"] = seed_kbps;
+    if (!seed_obtained.empty()) j["seed_obtained"] = seed_obtained;
     if (!line_text_head.empty()) j["line_text_head"] = line_text_head;
     if (!failure.empty()) j["failure"] = failure;
     for (const auto& [k, v] : kernel.items())

@@ -78,6 +78,9 @@ struct run_result {
     // setup, when there is one (negative: none).
     double throughput_kbps() const { return sim_time_ns > 0 ? bytes_written / sim_time_ns * 1e6 : 0; }
     double seed_kbps = -1;
+    // How the model's figure beside seed_kbps is obtained: calibrated, fitted, follows from inputs or
+    // predicted (docs/seeds.md).
+    std::string seed_obtained;
     std::string line_text_head; // the first decoded characters, when the scenario keeps them
     // The kernel model's figures: per_core, tasks, irq_lines, csd_reports (see kernel_results()).
     nlohmann::json kernel = nlohmann::json::object();

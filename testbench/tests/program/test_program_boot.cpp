@@ -41,9 +41,9 @@ void expect_every_record_printed_once(const nlohmann::json& j) {
 
 } // namespace
 
-// v6.15/v6.16: the replay inside register_console on CPU1 with IRQs off; the kworker's IPI at 413.5 ms
-// waits on CPU1's CSD lock: "Detected" 5 s later, "got unstuck" at the end of the first batch; the
-// report goes out in a second batch, the boot still waiting.
+// v6.15/v6.16: the replay inside register_console on CPU1 with IRQs off; the kworker's IPI waits on
+// CPU1's CSD lock: "Detected", then "got unstuck" at the end of the first batch; the report goes out
+// in a second batch, the boot still waiting.
 TEST(ProgramBoot, NbconAtomicReplayHoldsTheCsdLockUntilItsFirstBatchEnds) {
     const nlohmann::json j = run_json("boot-console", "--variant nbcon-atomic --profile grace");
     ASSERT_FALSE(j.is_null());
@@ -51,13 +51,11 @@ TEST(ProgramBoot, NbconAtomicReplayHoldsTheCsdLockUntilItsFirstBatchEnds) {
     const nlohmann::json* uns = report(j, "unstuck");
     ASSERT_NE(det, nullptr);
     ASSERT_NE(uns, nullptr);
-    EXPECT_NEAR((*det)["time_ns"].get<double>() / 1e9, 5.4135, 0.001);
     EXPECT_EQ((*det)["cpu"], 0);
     EXPECT_EQ((*det)["target_cpu"], 1);
-    EXPECT_NEAR((*uns)["time_ns"].get<double>() / 1e9, 8.827, 0.03); // fitted: bmc_char_ns
-    EXPECT_GT(core_irq_off_max_ms(j, 1), 8400.0);                    // the first batch
+    EXPECT_LT((*det)["time_ns"].get<double>(), (*uns)["time_ns"].get<double>());
+    EXPECT_GT(core_irq_off_max_ms(j, 1), 8400.0); // the first batch
     EXPECT_LT(core_irq_off_max_ms(j, 0), 50.0);
-    EXPECT_NEAR(j["console_register_ns"].get<double>() / 1e9, 0.3078, 0.001); // calibrated
     // The boot waited for both batches: probe and init late (seed: init 10.08 s).
     EXPECT_GT(j["console_probe_ns"].get<double>() / 1e9, 8.6);
     EXPECT_GT(j["init_ns"].get<double>() / 1e9, 9.3);
@@ -65,6 +63,30 @@ TEST(ProgramBoot, NbconAtomicReplayHoldsTheCsdLockUntilItsFirstBatchEnds) {
     EXPECT_TRUE(j["console_registered"].get<bool>());
     expect_every_record_printed_once(j);
     EXPECT_TRUE(has_task(j, "pr/ttyAMA0", 0)); // made after "enabled"
+}
+
+// Grace's inputs, held (none of these is a prediction): "Detected" is ipi_at_ms + csd_lock_timeout_ms,
+// "got unstuck" the fitted bmc_char_ns over the calibrated backlog, "enabled" the calibrated boot.
+TEST(ProgramBoot, HoldsItsInputsDetectedIsIpiAtMsPlusTheTimeoutUnstuckTheFittedRate) {
+    const nlohmann::json j = run_json("boot-console", "--variant nbcon-atomic --profile grace");
+    ASSERT_FALSE(j.is_null());
+    const nlohmann::json* det = report(j, "detected");
+    const nlohmann::json* uns = report(j, "unstuck");
+    ASSERT_NE(det, nullptr);
+    ASSERT_NE(uns, nullptr);
+    EXPECT_EQ((*det)["time_ns"].get<double>(), 413.5e6 + 5000e6);
+    EXPECT_NEAR((*uns)["time_ns"].get<double>() / 1e9, 8.827, 0.03);
+    EXPECT_NEAR(j["console_register_ns"].get<double>() / 1e9, 0.3078, 0.001);
+}
+
+// The same figure moves with its input: the IPI at 1000 ms, "Detected" at 6.000 s.
+TEST(ProgramBoot, TheDetectedReportMovesWithIpiAtMs) {
+    const nlohmann::json j = run_json("boot-console", "--variant nbcon-atomic --set ipi_at_ms=1000");
+    ASSERT_FALSE(j.is_null());
+    const nlohmann::json* det = report(j, "detected");
+    ASSERT_NE(det, nullptr);
+    EXPECT_EQ((*det)["time_ns"].get<double>(), 6000e6);
+    EXPECT_EQ(j["ipi_sent_ns"].get<double>(), 1000e6);
 }
 
 // The legacy console: as slow, but IRQs are back on between records: the IPI is served, no report.
@@ -263,7 +285,8 @@ TEST(ProgramBootRpi, LegacyConsoleHasTheSameProbeWithIrqsOffPerRecord) {
 
 // The RFC (pending-start) and the merged fix: the kthread prints the backlog, the boot reaches init at
 // the seed's 1.10 s; the backlog still takes about 8 s on the line, nothing lost.
-TEST(ProgramBootRpi, PendingStartAndMergedBootInAboutOneSecond) {
+// The init time holds an input: the scripted boot (1.0965 s) plus the store cost.
+TEST(ProgramBootRpi, PendingStartAndMergedHoldTheScriptedInitTimeTheKthreadPrintsTheBacklog) {
     for (const char* v : {"pending-start", "merged"}) {
         const nlohmann::json j = run_json("boot-console", std::string("--variant ") + v + " --profile rpi3b");
         ASSERT_FALSE(j.is_null()) << v;
@@ -283,7 +306,8 @@ TEST(ProgramBootRpi, ConsoleInitcallHasNoMeaningHere) {
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("skipped console-initcall: has no meaning here"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("\nconsole-initcall "), std::string::npos) << "no row for it";
-    for (const char* h : {"seed probe s", "seed init s", "8.090191", "1.096505"})
+    for (const char* h : {"seed probe s", "seed init s", "8.090191", "1.096505", "calibrated", "predicted",
+                          "follows from inputs"})
         EXPECT_NE(r.out.find(h), std::string::npos) << h;
     expect_usage_error("compare boot-console --profile rpi3b --variants console-initcall",
                        "console-initcall");
