@@ -372,15 +372,24 @@ void vprintk_store(int level, std::string_view text) {
     info.text = std::string(text);
     while (!info.text.empty() && info.text.back() == '\n')
         info.text.pop_back();
-    if (g.cfg.store_ns) { // formatting, reserve and commit after the timestamp
-        ndelay(g.cfg.store_ns);
+    // After the timestamp: the text's length (a first formatting), prb_reserve, the text formatted into
+    // the record, prb_final_commit; the store's cost split evenly around the reservation (assumed). In
+    // between, the record has its sequence number (a flush's stop_seq counts it) but cannot be read.
+    const unsigned long before = g.cfg.store_ns / 2;
+    if (before) {
+        ndelay(before);
         now();
     }
-    g.rb.store(info);
+    const std::uint64_t seq = g.rb.reserve(info);
+    if (g.cfg.store_ns > before) {
+        ndelay(g.cfg.store_ns - before);
+        now();
+    }
+    g.rb.commit(seq);
     local_irq_restore(flags);
     if (g.on_store) {
         printk_info stored;
-        g.rb.read_valid(g.rb.next_seq() - 1, &stored);
+        g.rb.read_valid(seq, &stored);
         g.on_store(stored);
     }
 }

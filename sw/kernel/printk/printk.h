@@ -42,21 +42,34 @@ public:
     explicit printk_ringbuffer(std::size_t log_buf_len, std::size_t record_max = PRINTKRB_RECORD_MAX)
         : m_len(log_buf_len)
         , m_record_max(record_max) {}
-    // prb_reserve + prb_commit: the new record's sequence number.
-    std::uint64_t store(printk_info info);
-    // prb_read_valid: the first record with seq >= `seq` (seq itself unless overwritten); false if none.
+    // prb_reserve: the record gets its sequence number and its room (the oldest records make room) but
+    // is not readable until committed. Returns its sequence number.
+    std::uint64_t reserve(printk_info info);
+    // prb_final_commit: the reserved record becomes readable.
+    void commit(std::uint64_t seq);
+    // Both at once: the new record's sequence number.
+    std::uint64_t store(printk_info info) { return commit_and_return(reserve(std::move(info))); }
+    // prb_read_valid: the first record with seq >= `seq` (seq itself unless overwritten); false if none,
+    // or if that record is reserved and not yet committed (a reader stops there).
     bool read_valid(std::uint64_t seq, printk_info* out = nullptr) const;
     std::uint64_t first_seq() const { return m_first; }
-    std::uint64_t next_seq() const { return m_first + m_records.size(); } // prb_next_seq
-    std::uint64_t next_reserve_seq() const { return next_seq(); }         // prb_next_reserve_seq
+    // prb_next_seq: after the last record readable in order (the first one reserved and not committed).
+    std::uint64_t next_seq() const { return m_committed_to; }
+    // prb_next_reserve_seq: after the last record reserved.
+    std::uint64_t next_reserve_seq() const { return m_first + m_records.size(); }
     std::size_t log_buf_len() const { return m_len; }
     std::size_t bytes_used() const { return m_used; }
     std::uint64_t overwritten() const { return m_first; }
 
 private:
+    std::uint64_t commit_and_return(std::uint64_t seq) {
+        commit(seq);
+        return seq;
+    }
     std::size_t m_len, m_record_max, m_used = 0;
-    std::uint64_t m_first = 0;
+    std::uint64_t m_first = 0, m_committed_to = 0;
     std::deque<printk_info> m_records;
+    std::deque<bool> m_committed; // beside m_records
 };
 
 // The prefix (info_print_prefix without syslog level or caller id): "[%5lu.%06lu] " when time is on.

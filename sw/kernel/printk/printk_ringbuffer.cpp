@@ -9,24 +9,36 @@ namespace uartvp::sw {
 
 // ---- the ring buffer
 
-std::uint64_t printk_ringbuffer::store(printk_info info) {
+std::uint64_t printk_ringbuffer::reserve(printk_info info) {
     if (info.text.size() > m_record_max) info.text.resize(m_record_max);
-    info.seq = next_seq();
+    info.seq = next_reserve_seq();
     const std::size_t need = info.text.size() + block_header;
-    // The data area is a ring: the oldest records make room (their descriptors become invalid).
-    while (!m_records.empty() && m_used + need > m_len) {
+    // The data area is a ring: the oldest committed records make room (their descriptors become
+    // invalid); a record still reserved is not taken.
+    while (!m_records.empty() && m_committed.front() && m_used + need > m_len) {
         m_used -= m_records.front().text.size() + block_header;
         m_records.pop_front();
+        m_committed.pop_front();
         ++m_first;
     }
+    m_committed_to = std::max(m_committed_to, m_first);
     m_used += need;
     m_records.push_back(std::move(info));
+    m_committed.push_back(false);
     return m_records.back().seq;
+}
+
+void printk_ringbuffer::commit(std::uint64_t seq) {
+    if (seq < m_first || seq >= next_reserve_seq()) return;
+    m_committed[static_cast<std::size_t>(seq - m_first)] = true;
+    while (m_committed_to < next_reserve_seq() &&
+           m_committed[static_cast<std::size_t>(m_committed_to - m_first)])
+        ++m_committed_to;
 }
 
 bool printk_ringbuffer::read_valid(std::uint64_t seq, printk_info* out) const {
     if (seq < m_first) seq = m_first;
-    if (seq >= next_seq()) return false;
+    if (seq >= next_reserve_seq() || !m_committed[static_cast<std::size_t>(seq - m_first)]) return false;
     if (out) *out = m_records[static_cast<std::size_t>(seq - m_first)];
     return true;
 }

@@ -334,6 +334,38 @@ TEST(PrintkNbcon, WithoutAKthreadTheRegistrationReplaysTheWholeLogWithIrqsOff) {
     EXPECT_EQ(fc.con.kthread->nice, -20);
 }
 
+// vprintk_store reserves the record halfway through its store (store_ns 10 us here) and commits it at
+// the end; in between the record has its sequence number but cannot be read. CPU0's record, reserved
+// just before the replay's flush took stop_seq (prb_next_reserve_seq) and committed just after, is
+// printed in that batch: one IRQs-off window over the backlog, "enabled" and it. (Stored all at once,
+// it fell after stop_seq and came in a second batch.)
+TEST(PrintkNbcon, ARecordReservedBeforeTheFlushEntryIsInItsBatch) {
+    UARTVP_SIM_TEST();
+    bench b(2);
+    printk_config c = cfg(printk_variant::v6_16);
+    c.store_ns = 10'000;
+    printk_init(c);
+    fake_console fc("ttyAMA", 0, true);
+    b.m.cpu(1).create_task("boot", [&] {
+        for (int i = 0; i < 40; ++i)
+            pr_info("backlog " + std::to_string(100 + i)); // 10 us each: "enabled" stored at 400 us
+        register_console(fc.con);
+    });
+    b.m.cpu(0).create_task("other", [&] {
+        udelay(405); // reserved at 410 us, committed at 415 us
+        pr_info("from cpu0");
+    });
+    sc_start(ms(100));
+    const cpu::core_stats& s1 = b.m.cpu(1).stats();
+    EXPECT_EQ(s1.irq_off_windows, 42u) << "40 stores, \"enabled\"'s store, one batch";
+    EXPECT_EQ(s1.irq_off_max, us(1154));
+    const auto& printed = printk_printed(fc.con);
+    ASSERT_EQ(printed.size(), 42u);
+    for (std::size_t i = 0; i < printed.size(); ++i)
+        EXPECT_EQ(printed[i].seq, i);
+    EXPECT_NE(printed.back().text.find("from cpu0"), std::string::npos);
+}
+
 TEST(PrintkNbcon, StopSeqIsFixedAtEntryRecordsFromOtherCpusComeInASecondBatch) {
     UARTVP_SIM_TEST();
     bench b(2);
