@@ -246,7 +246,7 @@ void core::update_curr(std::uint64_t now) {
     for (;;) {
         if (t->vruntime >= t->deadline) {
             t->deadline = t->vruntime + vslice(*t);
-            if (!m_runnable.empty()) m_need_resched = true;
+            if (!m_runnable.empty()) m_need_resched = true; // a spinner watches resched_due(), not the event
             continue;
         }
         // Real time left in the slice (rounded up: that much runtime reaches the deadline).
@@ -296,10 +296,10 @@ void core::wakeup_preempt(task& t) {
     task* c = m_current;
     if (!c || c->st != task::state::running || &t == c) return;
     if (c->rt_priority || t.rt_priority) {
-        if (t.rt_priority > c->rt_priority) m_need_resched = true;
+        if (t.rt_priority > c->rt_priority) set_need_resched();
         return;
     }
-    if (eligible(t) && t.deadline < c->deadline) m_need_resched = true;
+    if (eligible(t) && t.deadline < c->deadline) set_need_resched();
 }
 
 task* core::pick_next(task* curr) {
@@ -358,6 +358,16 @@ bool core::need_resched() {
     return m_need_resched;
 }
 
+sc_time core::resched_due() {
+    if (need_resched()) return sc_time_stamp();
+    const task* t = m_current;
+    if (!t || t->rt_priority || t->st != task::state::running || m_runnable.empty()) return sc_max_time();
+    const std::int64_t w = weight_of(*t);
+    const auto left = static_cast<std::uint64_t>(
+        (static_cast<__int128>(t->deadline - t->vruntime) * w + nice_0_load - 1) / nice_0_load);
+    return sc_time::from_value(next_tick_at_or_after(t->exec_start + left));
+}
+
 void core::set_nice(task& t, int nice) {
     nice = std::clamp(nice, -20, 19);
     core& c = *t.cpu;
@@ -374,7 +384,7 @@ void core::set_nice(task& t, int nice) {
         t.vruntime = v - div_floor(static_cast<__int128>(v - t.vruntime) * old_w, new_w);
         t.deadline = v + div_floor(static_cast<__int128>(t.deadline - v) * old_w, new_w);
         if (&t == c.m_current) {
-            if (nice > old_nice && !c.m_runnable.empty()) c.m_need_resched = true;
+            if (nice > old_nice && !c.m_runnable.empty()) c.set_need_resched();
         } else {
             c.wakeup_preempt(t);
         }
@@ -635,6 +645,25 @@ void core::wait_for(const sc_event& ev, const sc_time& until) {
             wait(until - now, ev | m_interrupt);
         else
             wait(until - now, ev);
+    }
+    s_current = this;
+    if (m_time < sc_time_stamp()) m_time = sc_time_stamp();
+}
+
+void core::wait_for(const sc_event_or_list& evs, const sc_time& until) {
+    sync();
+    const bool can_take = m_irq_enabled && m_hardirq_depth == 0 && m_source && exposed();
+    const sc_time now = sc_time_stamp();
+    if (until == sc_max_time()) {
+        if (can_take)
+            wait(evs | m_interrupt);
+        else
+            wait(evs);
+    } else if (until > now) {
+        if (can_take)
+            wait(until - now, evs | m_interrupt);
+        else
+            wait(until - now, evs);
     }
     s_current = this;
     if (m_time < sc_time_stamp()) m_time = sc_time_stamp();

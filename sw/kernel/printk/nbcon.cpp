@@ -230,37 +230,54 @@ void nbcon_atomic_flush_pending() {
 
 namespace {
 
+// Usable with a record to print, whoever owns the console (v6.16: an owner does not keep it asleep).
 bool nbcon_kthread_should_wakeup(console& con) {
     now();
-    return console_is_usable(con) && con.state.prio == nbcon_prio::none && pk().rb.read_valid(con.nbcon_seq);
+    return console_is_usable(con) && pk().rb.read_valid(con.nbcon_seq);
+}
+
+// The kernel's kthread retries at once when the console is owned (device lock, a failed acquire,
+// cond_resched(), again) for as long as the owner keeps it; each try changes nothing. The model
+// stands for those tries with one wait, the task keeping its core with IRQs on: until the console's
+// ownership changes, or need_resched is set (a wake-up, or the tick after a used-up slice), when its
+// cond_resched() would switch.
+void nbcon_kthread_spin_while_owned() {
+    core& c = core::current();
+    c.wait_for(state_changed() | c.resched_event(), c.resched_due());
+    now();
 }
 
 int nbcon_kthread_func(void* data) {
     console& con = *static_cast<console*>(data);
+    // One write context for the kthread's life, as the kernel's: its backlog flag stays as the last
+    // record left it when an acquire fails.
+    nbcon_write_context wctxt;
+    wctxt.ctxt.con = &con;
+    wctxt.ctxt.prio = nbcon_prio::normal;
     for (;;) {
         con.kthread_waiting = true;
         wait_event(con.rcuwait, [&] { return kthread_should_stop() || nbcon_kthread_should_wakeup(con); });
         con.kthread_waiting = false;
-        if (kthread_should_stop()) break;
-        bool backlog;
         do {
-            backlog = false;
-            if (!console_is_usable(con)) break;
-            // nbcon_emit_one(wctxt, use_atomic = false): one record under the device lock.
-            nbcon_write_context wctxt;
-            wctxt.ctxt.con = &con;
-            wctxt.ctxt.prio = nbcon_prio::normal;
-            irqflags flags;
-            con.device_lock(con, flags);
-            if (nbcon_context_try_acquire(wctxt.ctxt)) {
-                if (nbcon_emit_next_record(wctxt, false)) nbcon_context_release(wctxt.ctxt);
-                backlog = wctxt.ctxt.backlog;
+            if (kthread_should_stop()) return 0;
+            bool tried = false, acquired = false;
+            if (console_is_usable(con)) {
+                // nbcon_emit_one(wctxt, use_atomic = false): one record under the device lock.
+                tried = true;
+                irqflags flags;
+                con.device_lock(con, flags);
+                if (nbcon_context_try_acquire(wctxt.ctxt)) {
+                    acquired = true;
+                    if (nbcon_emit_next_record(wctxt, false)) nbcon_context_release(wctxt.ctxt);
+                }
+                con.device_unlock(con, flags);
             }
-            con.device_unlock(con, flags);
+            // Tried and failed, and about to try again (the loop goes on, or wakes at once): spin.
+            if (tried && !acquired && (wctxt.ctxt.backlog || nbcon_kthread_should_wakeup(con)))
+                nbcon_kthread_spin_while_owned();
             cond_resched();
-        } while (backlog);
+        } while (wctxt.ctxt.backlog && console_is_usable(con));
     }
-    return 0;
 }
 
 } // namespace

@@ -484,6 +484,40 @@ TEST(PrintkNbcon, EmergencyPrintkFlushesAtomicallyEvenWhileKthreadsRun) {
     EXPECT_GE(to_us(b.m.cpu(1).stats().irq_off_max), 40.0);
 }
 
+// The printer kthread wakes whenever a record waits, whoever owns the console
+// (nbcon_kthread_should_wakeup, v6.16): when an emergency printk on CPU1 takes the console over in the
+// middle of the kthread's backlog, the kthread keeps retrying on CPU0 (its core busy, not asleep)
+// until the emergency flush has printed everything and released the console.
+TEST(PrintkNbcon, TheKthreadRetriesWhileAnAtomicOwnerPrints) {
+    UARTVP_SIM_TEST();
+    bench b(2);
+    printk_init(cfg(printk_variant::merged));
+    fake_console fc("ttyAMA", 0, true);
+    sc_time em_start, em_end;
+    b.m.cpu(1).create_task("boot", [&] {
+        printk_set_kthreads_ready();
+        register_console(fc.con);
+        for (int i = 0; i < 40; ++i)
+            pr_info("backlog " + std::to_string(100 + i)); // 27 characters each, for the kthread
+        udelay(200);
+        nbcon_cpu_emergency_enter();
+        em_start = now_local();
+        pr_err("WARNING: something at somewhere");
+        em_end = now_local();
+        nbcon_cpu_emergency_exit();
+    });
+    sc_start(ms(100));
+    const auto& printed = printk_printed(fc.con);
+    ASSERT_EQ(printed.size(), 42u); // enabled, the backlog, the warning: once each, in order
+    for (std::size_t i = 0; i < printed.size(); ++i)
+        EXPECT_EQ(printed[i].seq, i);
+    EXPECT_GT(em_end - em_start, us(700)) << "the emergency flush printed most of the backlog";
+    const cpu::task_stats& kt = b.m.cpu(0).tasks().at(fc.con.kthread->index);
+    // Busy from the start of its backlog to the emergency flush's release: printing, then retrying.
+    EXPECT_EQ(kt.cpu_time, em_end);
+    EXPECT_EQ(b.m.cpu(0).stats().busy, em_end);
+}
+
 TEST(PrintkNbcon, PanicTakesOverAtTheOwnersNextSafePointAndTheRecordIsReplayed) {
     UARTVP_SIM_TEST();
     bench b(2);

@@ -242,6 +242,7 @@ public:
     // Waits in SystemC time for `ev` (or until `until`, if given), interruptible like sync(); the
     // core's time is then the present. For spinning and sleeping primitives.
     void wait_for(const sc_core::sc_event& ev, const sc_core::sc_time& until = sc_core::sc_max_time());
+    void wait_for(const sc_core::sc_event_or_list& evs, const sc_core::sc_time& until);
 
     // ---- scheduler (used by <uartvp/cpu/sched.h>)
     task* current_task() const { return m_current; }
@@ -256,8 +257,16 @@ public:
     void schedule(bool block);
     // The kernel's yield(): the current task's deadline moves one slice on, then schedule().
     void yield();
-    // need_resched for the current task (its runtime accounted up to the present first).
+    // need_resched for the current task (its runtime accounted up to the last tick first).
     bool need_resched();
+    // For a loop that retries until something changes (the kernel spins, cond_resched() between tries):
+    // when need_resched will be set by the tick if nothing else happens (the present if it is set,
+    // sc_max_time() if nothing is queued), and the event of a wake-up setting it.
+    sc_core::sc_time resched_due();
+    const sc_core::sc_event& resched_event() {
+        m_resched_watched = true; // notified from now on (nothing to notify while no one watches)
+        return m_resched_ev;
+    }
     // sched_set_normal (nice -20..19, the weight reweighted in place) and sched_set_fifo (priority
     // 1..99); either checks whether the task now preempts the current one.
     void set_nice(task& t, int nice);
@@ -397,6 +406,12 @@ private:
     std::uint64_t m_units_per_s = 0;
     std::int64_t m_min_vruntime = 0;
     bool m_need_resched = false;
+    sc_core::sc_event m_resched_ev;
+    bool m_resched_watched = false;
+    void set_need_resched() {
+        if (!m_need_resched && m_resched_watched) m_resched_ev.notify(sc_core::SC_ZERO_TIME);
+        m_need_resched = true;
+    }
 
     unsigned m_id;
     interrupt_source* m_source = nullptr;
