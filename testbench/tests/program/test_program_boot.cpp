@@ -18,6 +18,12 @@ const nlohmann::json* report(const nlohmann::json& j, const std::string& kind) {
     return nullptr;
 }
 
+// The nbcon-atomic boot on grace, run once for the tests that read it.
+const nlohmann::json& grace_nbcon_atomic() {
+    static const nlohmann::json j = run_json("boot-console", "--variant nbcon-atomic --profile grace");
+    return j;
+}
+
 double core_irq_off_max_ms(const nlohmann::json& j, unsigned cpu) {
     for (const nlohmann::json& c : j["per_core"])
         if (c["cpu"] == cpu) return c["irq_off_max_ns"].get<double>() / 1e6;
@@ -45,12 +51,10 @@ void expect_every_record_printed_once(const nlohmann::json& j) {
 // CPU1's CSD lock: "Detected", then "got unstuck" at the end of the first batch; the report goes out
 // in a second batch, the boot still waiting.
 TEST(ProgramBoot, NbconAtomicReplayHoldsTheCsdLockUntilItsFirstBatchEnds) {
-    const nlohmann::json j = run_json("boot-console", "--variant nbcon-atomic --profile grace");
+    const nlohmann::json& j = grace_nbcon_atomic();
     ASSERT_FALSE(j.is_null());
-    const nlohmann::json* det = report(j, "detected");
-    const nlohmann::json* uns = report(j, "unstuck");
-    ASSERT_NE(det, nullptr);
-    ASSERT_NE(uns, nullptr);
+    const nlohmann::json *det = report(j, "detected"), *uns = report(j, "unstuck");
+    ASSERT_TRUE(det && uns);
     EXPECT_EQ((*det)["cpu"], 0);
     EXPECT_EQ((*det)["target_cpu"], 1);
     EXPECT_LT((*det)["time_ns"].get<double>(), (*uns)["time_ns"].get<double>());
@@ -68,12 +72,10 @@ TEST(ProgramBoot, NbconAtomicReplayHoldsTheCsdLockUntilItsFirstBatchEnds) {
 // Grace's inputs, held (none of these is a prediction): "Detected" is ipi_at_ms + csd_lock_timeout_ms,
 // "got unstuck" the fitted bmc_char_ns over the calibrated backlog, "enabled" the calibrated boot.
 TEST(ProgramBoot, HoldsItsInputsDetectedIsIpiAtMsPlusTheTimeoutUnstuckTheFittedRate) {
-    const nlohmann::json j = run_json("boot-console", "--variant nbcon-atomic --profile grace");
+    const nlohmann::json& j = grace_nbcon_atomic();
     ASSERT_FALSE(j.is_null());
-    const nlohmann::json* det = report(j, "detected");
-    const nlohmann::json* uns = report(j, "unstuck");
-    ASSERT_NE(det, nullptr);
-    ASSERT_NE(uns, nullptr);
+    const nlohmann::json *det = report(j, "detected"), *uns = report(j, "unstuck");
+    ASSERT_TRUE(det && uns);
     EXPECT_EQ((*det)["time_ns"].get<double>(), 413.5e6 + 5000e6);
     EXPECT_NEAR((*uns)["time_ns"].get<double>() / 1e9, 8.827, 0.03);
     EXPECT_NEAR(j["console_register_ns"].get<double>() / 1e9, 0.3078, 0.001);
