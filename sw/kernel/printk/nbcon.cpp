@@ -249,11 +249,10 @@ void nbcon_kthread_spin_while_owned() {
 
 int nbcon_kthread_func(void* data) {
     console& con = *static_cast<console*>(data);
-    // One write context for the kthread's life, as the kernel's: its backlog flag stays as the last
-    // record left it when an acquire fails.
-    nbcon_write_context wctxt;
-    wctxt.ctxt.con = &con;
-    wctxt.ctxt.prio = nbcon_prio::normal;
+    // The kernel's write context lives as long as the kthread: its backlog flag stays as the last record
+    // left it when an acquire fails. Only that flag is kept here; the context itself (its text buffer)
+    // is made per record, so that nothing of it is held while the kthread sleeps.
+    bool backlog = false;
     for (;;) {
         con.kthread_waiting = true;
         wait_event(con.rcuwait, [&] { return kthread_should_stop() || nbcon_kthread_should_wakeup(con); });
@@ -264,6 +263,10 @@ int nbcon_kthread_func(void* data) {
             if (console_is_usable(con)) {
                 // nbcon_emit_one(wctxt, use_atomic = false): one record under the device lock.
                 tried = true;
+                nbcon_write_context wctxt;
+                wctxt.ctxt.con = &con;
+                wctxt.ctxt.prio = nbcon_prio::normal;
+                wctxt.ctxt.backlog = backlog;
                 irqflags flags;
                 con.device_lock(con, flags);
                 if (nbcon_context_try_acquire(wctxt.ctxt)) {
@@ -271,12 +274,13 @@ int nbcon_kthread_func(void* data) {
                     if (nbcon_emit_next_record(wctxt, false)) nbcon_context_release(wctxt.ctxt);
                 }
                 con.device_unlock(con, flags);
+                backlog = wctxt.ctxt.backlog;
             }
             // Tried and failed, and about to try again (the loop goes on, or wakes at once): spin.
-            if (tried && !acquired && (wctxt.ctxt.backlog || nbcon_kthread_should_wakeup(con)))
+            if (tried && !acquired && (backlog || nbcon_kthread_should_wakeup(con)))
                 nbcon_kthread_spin_while_owned();
             cond_resched();
-        } while (wctxt.ctxt.backlog && console_is_usable(con));
+        } while (backlog && console_is_usable(con));
     }
 }
 
