@@ -208,28 +208,34 @@ bool core::eligible(const task& t) const {
     return s >= 0;
 }
 
-// The first tick (jiffy j at ceil(j / HZ seconds)) at or after t.
+// Jiffy j starts at ceil(j / HZ seconds), as machine::time_of_jiffy has it; the jiffy t falls in.
+std::uint64_t core::tick_time(std::uint64_t j) const {
+    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(j) * m_units_per_s + m_hz - 1) / m_hz);
+}
+std::uint64_t core::jiffy_of(std::uint64_t t) const {
+    return static_cast<std::uint64_t>(static_cast<unsigned __int128>(t) * m_hz / m_units_per_s);
+}
+
+// The first tick at or after t.
 std::uint64_t core::next_tick_at_or_after(std::uint64_t t) const {
-    using u128 = unsigned __int128;
-    auto time_of = [&](std::uint64_t j) {
-        return static_cast<std::uint64_t>((u128(j) * m_units_per_s + m_hz - 1) / m_hz);
-    };
-    std::uint64_t j = static_cast<std::uint64_t>(u128(t) * m_hz / m_units_per_s);
-    while (time_of(j) < t)
+    std::uint64_t j = jiffy_of(t);
+    while (tick_time(j) < t)
         ++j;
-    return time_of(j);
+    return tick_time(j);
 }
 
 // The last tick before t (t > 0).
 std::uint64_t core::last_tick_before(std::uint64_t t) const {
-    using u128 = unsigned __int128;
-    auto time_of = [&](std::uint64_t j) {
-        return static_cast<std::uint64_t>((u128(j) * m_units_per_s + m_hz - 1) / m_hz);
-    };
-    std::uint64_t j = static_cast<std::uint64_t>(u128(t) * m_hz / m_units_per_s);
-    while (j > 0 && time_of(j) >= t)
+    std::uint64_t j = jiffy_of(t);
+    while (j > 0 && tick_time(j) >= t)
         --j;
-    return time_of(j);
+    return tick_time(j);
+}
+
+// Real time `t` must still run to reach its deadline (rounded up: that much runtime reaches it).
+std::uint64_t core::slice_left(const task& t) const {
+    return static_cast<std::uint64_t>(
+        (static_cast<__int128>(t.deadline - t.vruntime) * weight_of(t) + nice_0_load - 1) / nice_0_load);
 }
 
 // update_curr: the running task's runtime up to `now`. A slice used up is noticed at the first tick
@@ -238,7 +244,6 @@ std::uint64_t core::last_tick_before(std::uint64_t t) const {
 void core::update_curr(std::uint64_t now) {
     task* t = m_current;
     if (!t || t->rt_priority || t->st != task::state::running) return;
-    const std::int64_t w = weight_of(*t);
     auto advance = [&](std::uint64_t to) {
         if (to > t->exec_start) t->vruntime += calc_delta_fair(to - t->exec_start, *t);
         t->exec_start = std::max(t->exec_start, to);
@@ -249,10 +254,7 @@ void core::update_curr(std::uint64_t now) {
             if (!m_runnable.empty()) m_need_resched = true; // a spinner watches resched_due(), not the event
             continue;
         }
-        // Real time left in the slice (rounded up: that much runtime reaches the deadline).
-        const auto left = static_cast<std::uint64_t>(
-            (static_cast<__int128>(t->deadline - t->vruntime) * w + nice_0_load - 1) / nice_0_load);
-        const std::uint64_t end = t->exec_start + left;
+        const std::uint64_t end = t->exec_start + slice_left(*t);
         if (end > now) break;
         advance(std::min(next_tick_at_or_after(end), now));
         if (t->vruntime < t->deadline) break; // not reached after all (only if now < end)
@@ -362,10 +364,7 @@ sc_time core::resched_due() {
     if (need_resched()) return sc_time_stamp();
     const task* t = m_current;
     if (!t || t->rt_priority || t->st != task::state::running || m_runnable.empty()) return sc_max_time();
-    const std::int64_t w = weight_of(*t);
-    const auto left = static_cast<std::uint64_t>(
-        (static_cast<__int128>(t->deadline - t->vruntime) * w + nice_0_load - 1) / nice_0_load);
-    return sc_time::from_value(next_tick_at_or_after(t->exec_start + left));
+    return sc_time::from_value(next_tick_at_or_after(t->exec_start + slice_left(*t)));
 }
 
 void core::set_nice(task& t, int nice) {

@@ -397,6 +397,9 @@ private:
     bool eligible(const task& t) const;
     std::uint64_t next_tick_at_or_after(std::uint64_t t) const;
     std::uint64_t last_tick_before(std::uint64_t t) const;
+    std::uint64_t tick_time(std::uint64_t jiffy) const;
+    std::uint64_t jiffy_of(std::uint64_t t) const;
+    std::uint64_t slice_left(const task& t) const;
     std::int64_t vslice(const task& t) const;
     // The task to run next among the queued ones and `curr` (null: the queued ones only), taken off
     // the queue if it is there.
