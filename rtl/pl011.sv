@@ -409,6 +409,11 @@ module pl011 #(
         end else if (tx_char_end) begin
             tx_active <= 1'b0;
             tx_q <= 1'b1;
+            // What a plain edge leaves here (the last bit's); a skip ending the character crossed bits
+            // on its way.
+            tx_shift <= shift_now;
+            tx_left <= left_now;
+            tx_tick <= tick_now;
         end else if (tx_bit_end) begin
             tx_q <= shift_now[0];
             tx_shift <= {1'b1, shift_now[11:1]};

@@ -463,13 +463,16 @@ void check_core_catch_up(std::uint64_t uartclk, std::uint64_t baud, unsigned dep
                     a.txdmabreq == b.txdmabreq && a.rxdmasreq == b.rxdmasreq && a.rxdmabreq == b.rxdmabreq &&
                     a.b16_wait == b.b16_wait && a.b16_acc == b.b16_acc && a.ev_ticks == b.ev_ticks &&
                     a.out_ticks == b.out_ticks && a.reg_ticks == b.reg_ticks && a.rx_busy == b.rx_busy &&
-                    a.rx_frame_ticks == b.rx_frame_ticks && sync_same)
-            << where << " at cycle " << c << ": txd " << a.txd << "/" << b.txd << " flags " << a.flags << "/"
-            << b.flags << " level " << int(a.tx_level) << "/" << int(b.tx_level) << " rx level "
-            << int(a.rx_level) << "/" << int(b.rx_level) << " b16_wait " << a.b16_wait << "/" << b.b16_wait
-            << " ev_ticks " << int(a.ev_ticks) << "/" << int(b.ev_ticks) << " intr " << a.intr << "/"
-            << b.intr << " acc " << int(a.b16_acc) << "/" << int(b.b16_acc) << " reg_ticks "
-            << int(a.reg_ticks) << "/" << int(b.reg_ticks) << " quiet " << a.quiet << "/" << b.quiet;
+                    a.rx_frame_ticks == b.rx_frame_ticks && a.tx_in_char == b.tx_in_char &&
+                    a.tx_line_bits == b.tx_line_bits && a.tx_bits_left == b.tx_bits_left && sync_same)
+            << where << " at cycle " << c << ": txd " << a.txd << "/" << b.txd << " line bits "
+            << a.tx_line_bits << "/" << b.tx_line_bits << " bits left " << int(a.tx_bits_left) << "/"
+            << int(b.tx_bits_left) << " flags " << a.flags << "/" << b.flags << " level " << int(a.tx_level)
+            << "/" << int(b.tx_level) << " rx level " << int(a.rx_level) << "/" << int(b.rx_level)
+            << " b16_wait " << a.b16_wait << "/" << b.b16_wait << " ev_ticks " << int(a.ev_ticks) << "/"
+            << int(b.ev_ticks) << " intr " << a.intr << "/" << b.intr << " acc " << int(a.b16_acc) << "/"
+            << int(b.b16_acc) << " reg_ticks " << int(a.reg_ticks) << "/" << int(b.reg_ticks) << " quiet "
+            << a.quiet << "/" << b.quiet;
     };
     std::mt19937 rng(seed * 7 + 1);
     for (const bus_op& op : ops) {
