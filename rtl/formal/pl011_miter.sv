@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The skip inputs equal plain clocking: a miter of two PL011s, checked by scripts/rtl-formal.
+// The skip inputs equal plain clocking: a miter of two PL011s, checked by scripts/rtl-formal when named
+// (`*_miter`, bounded to 9 edges from reset). pl011_skip.sv proves the same over every reachable state,
+// as lemmas on the next-state function; this one compares two whole instances edge by edge, outputs
+// only, as a cross-check of that decomposition.
 //
 // `a` and `b` are the RTL with a clock enable (pl011_ce, which scripts/rtl-formal derives from
 // rtl/pl011.sv: every flop holds while `ce` is low). Both leave reset together and run in lockstep on the

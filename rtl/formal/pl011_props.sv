@@ -3,9 +3,9 @@
 //
 // One DUT driven by free inputs from a reset: every register access, line and modem level and reset an
 // integrator can apply. Edges may also be valid skips (skip_ticks / fast_fwd as the RTL's validity
-// outputs allow them, as the TLM wrapper uses them): pl011_miter.sv checks those against plain clocking
-// (to a shallower bound), and they take the bounded search to states a plain 40-edge run cannot reach
-// (a whole character, the receive timeout's 512 enables). CHECK selects one property group (a run per
+// outputs allow them, as the TLM wrapper uses them): pl011_skip.sv proves those equal to plain clocking,
+// and they take a bounded search to states a plain 40-edge run cannot reach (a whole character, the
+// receive timeout's 512 enables). CHECK selects one property group (a run per
 // group, so that each has its own result); assertions are checked once the first reset edge is taken.
 // IBRD writes are bounded (IBRD_MAX) to keep the divider, and so the enables, frequent.
 module pl011_props #(
