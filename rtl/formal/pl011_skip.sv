@@ -27,8 +27,11 @@
 //   divider, equals the same edge from the present state.
 // KIND 4, rxd_load: RXD changes on a settled UART: the edge that still sees the old level (an access
 //   or none) and then the edge with rxd_load (an access or none, a reset, other levels) equal the two
-//   plain edges that take the change through the synchroniser. (An RXD load on a skip's landing edge is
-//   left to the sampled tests, Pl011Equivalence.RxAsCharacters*.)
+//   plain edges that take the change through the synchroniser. For a load on a skip's landing edge:
+//   those two plain edges leave what two at the old level leave but for RXD's synchroniser stages, and
+//   any edge (a valid skip too) with rxd_load leaves what it leaves without, but for those stages; with
+//   the skip lemmas, a skip landing on the load equals plain clocking with the change on its last two
+//   edges.
 `include "pl011_state.svh"  // the state's width and fields (written by scripts/rtl-formal)
 
 module pl011_skip #(
@@ -63,7 +66,7 @@ module pl011_skip #(
     input logic [16:0] l_ffwd,
     input logic        l_unseen,
     input logic [`PL011_STATE_W-1:0] l_other,  // KIND 3: the held UART's divider and tx_started
-    input logic        l_rl,        // KIND 3: the loaded edge also loads RXD
+    input logic        l_rl,        // KIND 3: the loaded edge also loads RXD; KIND 4: the level loaded
     input logic        l_sel,       // KIND 4: the first edge's access
     input logic        l_write,
     input logic [9:0]  l_addr,
@@ -74,6 +77,7 @@ module pl011_skip #(
     localparam int STATE_W = `PL011_STATE_W;
     localparam logic [STATE_W-1:0] DIV_MASK = `PL011_DIV_MASK;        // the divider's counter, accumulator
     localparam logic [STATE_W-1:0] REPORT_MASK = `PL011_REPORT_MASK;  // tx_started's flop
+    localparam logic [STATE_W-1:0] STAGES_MASK = `PL011_RXD_STAGES_MASK;  // RXD's synchroniser stages
     localparam int CNT_AT = `PL011_CNT_AT, ACC_AT = `PL011_ACC_AT;    // where they sit in the state
     localparam logic [9:0] A_IBRD = 10'h009;
 
@@ -252,6 +256,32 @@ module pl011_skip #(
             .rxdmaclr, .fast_fwd(17'd0), .skip_ticks(8'd0), .div_load(1'b0), .rxd_load(1'b0), .div_cnt(17'd0),
             .div_acc(6'd0), .txd_unseen(1'b0), .s(b1), .s_next(b2));
         always_comb if (started && sy0) assert (a2 == b2);
+
+        // A load on a skip's landing edge. The two plain edges with the new level leave what the two
+        // with the old level leave, but for the synchroniser's RXD stages (at the new level): the
+        // receiver reads the second stage, which takes the change only at the second edge.
+        logic [STATE_W-1:0] c2, e_load, e_old;
+        function automatic logic [STATE_W-1:0] stages_at(input logic [STATE_W-1:0] st, input logic level);
+            stages_at = (st & ~STAGES_MASK) | (level ? STAGES_MASK : '0);
+        endfunction
+        pl011_step ec2 (
+            .rst_n, .sel, .write, .addr, .strb, .wdata, .rxd(h[6]), .ncts, .ndsr, .ndcd, .nri, .txdmaclr,
+            .rxdmaclr, .fast_fwd(17'd0), .skip_ticks(8'd0), .div_load(1'b0), .rxd_load(1'b0), .div_cnt(17'd0),
+            .div_acc(6'd0), .txd_unseen(1'b0), .s(a1), .s_next(c2));
+        always_comb if (started && sy0 && rst_n) assert (b2 == stages_at(c2, ~h[6]));
+        // And any edge (the run's: an access, a valid skip with its levels settled) that loads a level
+        // into both stages leaves what it leaves without the load, but for those stages. So a skip
+        // landing on the load's edge, which stands for plain edges at the old level, equals plain
+        // clocking's edges with the change seen on the last two.
+        pl011_step el (
+            .rst_n, .sel, .write, .addr, .strb, .wdata, .rxd(l_rl), .ncts, .ndsr, .ndcd, .nri, .txdmaclr, .rxdmaclr,
+            .fast_fwd(ff_run), .skip_ticks(k_run), .div_load(1'b0), .rxd_load(1'b1), .div_cnt(17'd0),
+            .div_acc(6'd0), .txd_unseen(u_run), .s, .s_next(e_load));
+        pl011_step eo (
+            .rst_n, .sel, .write, .addr, .strb, .wdata, .rxd, .ncts, .ndsr, .ndcd, .nri, .txdmaclr, .rxdmaclr,
+            .fast_fwd(ff_run), .skip_ticks(k_run), .div_load(1'b0), .rxd_load(1'b0), .div_cnt(17'd0),
+            .div_acc(6'd0), .txd_unseen(u_run), .s, .s_next(e_old));
+        always_comb if (started && rst_n) assert (e_load == stages_at(e_old, l_rl));
     end
 endmodule
 
