@@ -7,12 +7,13 @@
 // and they take a bounded search to states a plain 40-edge run cannot reach (a whole character, the
 // receive timeout's 512 enables). CHECK selects one property group (a run per
 // group, so that each has its own result); assertions are checked once the first reset edge is taken.
-// IBRD writes are bounded (IBRD_MAX) to keep the divider, and so the enables, frequent.
+// IBRD_MAX bounds IBRD writes, which keeps the enables frequent for a bounded check; the default, 65535,
+// is any divisor (every property closes by induction, where no bound is needed).
 module pl011_props #(
     parameter int FIFO_DEPTH = 16,
     parameter int CHECK = 0,      // 1 FIFO levels and flags, 2 BUSY, 3 interrupts, 4 TXD idle,
                                   // 5 reset values, 6 registers and state without sel
-    parameter int IBRD_MAX = 3,
+    parameter int IBRD_MAX = 65535,
     parameter int SKIPS = 1       // 0: plain edges only
 ) (
     input logic        clk,
