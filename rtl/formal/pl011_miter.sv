@@ -127,8 +127,11 @@ module pl011_miter #(
     wire in_post = phase == POST || (phase == CATCH && matched);
     wire in_catch = phase == CATCH && !matched;
 
-    // The prefix's shared skips, as the wrapper issues them (pl011_props.sv's rule).
-    wire skipping = skip_ticks != 0 || fast_fwd > 17'd1;
+    // The prefix's shared skips, as the wrapper issues them.
+    logic skipping;
+    pl011_skip_rule rule (
+        .en(phase == LOCK && !go), .allowed(SKIPS != 0), .rst_n, .sel, .synced(pins_a[2]), .b16_wait(b16_wait_a),
+        .ev_ticks(ev_a), .fast_fwd, .skip_ticks, .txd_unseen, .skipping);
 
     always_comb begin
         ce_a = 1'b1;
@@ -178,15 +181,6 @@ module pl011_miter #(
 
     // The skip's validity and the steady environment around it.
     always_comb begin
-        if (phase == LOCK && !go) begin
-            if (SKIPS == 0) assume (!skipping);
-            if (skipping) begin
-                assume (rst_n && !sel && pins_a[2] && b16_wait_a != 0);
-                if (skip_ticks == 0) assume (b16_wait_a > fast_fwd);
-                else assume (skip_ticks <= ev_a && fast_fwd == 0);
-            end
-            if (!skipping) assume (!txd_unseen);
-        end
         if (at_go) begin
             assume (!sel && pins_a[2]);  // no access, the inputs settled (as `a` sees them)
             if (KIND == 1) begin

@@ -68,18 +68,11 @@ module pl011_props #(
     always_comb if ($initstate) assume (!rst_n);
 
     wire acc_wr = sel && write;
-    // A skip edge as the wrapper issues one: out of reset, no access, inputs settled and steady; either
-    // fast_fwd alone (no enable among the cycles it stands for) or the k-th enable, k <= ev_ticks.
-    wire skipping = skip_ticks != 0 || fast_fwd > 17'd1;
-    always_comb begin
-        if (SKIPS == 0) assume (!skipping);
-        if (skipping) begin
-            assume (rst_n && !sel && synced && b16_wait != 0);
-            if (skip_ticks == 0) assume (b16_wait > fast_fwd);
-            else assume (skip_ticks <= ev_ticks && fast_fwd == 0);
-        end
-        if (!skipping) assume (!txd_unseen);
-    end
+    // Skip edges as the wrapper issues them.
+    logic skipping;
+    pl011_skip_rule rule (
+        .en(1'b1), .allowed(SKIPS != 0), .rst_n, .sel, .synced, .b16_wait, .ev_ticks, .fast_fwd, .skip_ticks,
+        .txd_unseen, .skipping);
 
     // A model of the registers software writes: their values follow from the writes alone.
     logic [7:0] m_ilpr, m_lcrh;

@@ -90,13 +90,10 @@ module pl011_skip #(
     logic synced_r;
     logic [16:0] wait_r;
     logic [7:0] ev_r;
-    wire [16:0] ff_run = SKIPS != 0 ? fast_fwd : 17'd0;
-    wire [7:0] k_run = SKIPS != 0 ? skip_ticks : 8'd0;
-    wire u_run = SKIPS != 0 && txd_unseen;
     pl011_step run (
         .rst_n, .sel, .write, .addr, .strb, .wdata, .rxd, .ncts, .ndsr, .ndcd, .nri, .txdmaclr, .rxdmaclr,
-        .fast_fwd(ff_run), .skip_ticks(k_run), .div_load(1'b0), .rxd_load(1'b0), .div_cnt(17'd0), .div_acc(6'd0),
-        .txd_unseen(u_run), .s, .s_next(s_run),
+        .fast_fwd, .skip_ticks, .div_load(1'b0), .rxd_load(1'b0), .div_cnt(17'd0), .div_acc(6'd0), .txd_unseen,
+        .s, .s_next(s_run),
         .synced(synced_r), .b16_wait(wait_r), .ev_ticks(ev_r));
     always_ff @(posedge clk) begin
         s_reg <= s_run;
@@ -109,16 +106,10 @@ module pl011_skip #(
     always_comb if ($initstate) assume (!rst_n);
     // IBRD writes up to IBRD_MAX (by default any divisor: the proof is by induction, no bound needed).
     always_comb if (IBRD_MAX < 65535 && sel && write && addr == A_IBRD) assume (wdata[15:0] <= IBRD_MAX && strb[1:0] == 2'b11);
-    // The run's skips, as the wrapper issues them (pl011_props.sv's rule).
-    wire skipping = SKIPS != 0 && (skip_ticks != 0 || fast_fwd > 17'd1);
-    always_comb begin
-        if (skipping) begin
-            assume (rst_n && !sel && synced_r && wait_r != 0);
-            if (skip_ticks == 0) assume (wait_r > fast_fwd);
-            else assume (skip_ticks <= ev_r && fast_fwd == 0);
-        end
-        if (!skipping) assume (!txd_unseen && fast_fwd == 0);  // fast_fwd = 1 alone: no edge the wrapper issues
-    end
+    // The run's skips, as the wrapper issues them (and no fast_fwd = 1 alone, which it never sets).
+    pl011_skip_rule #(.FF1_ALONE(0)) rule (
+        .en(1'b1), .allowed(SKIPS != 0), .rst_n, .sel, .synced(synced_r), .b16_wait(wait_r), .ev_ticks(ev_r),
+        .fast_fwd, .skip_ticks, .txd_unseen, .skipping());
 
     // ------------------------------------------------------------ the lemmas' edges
     // Each pl011_edge is one edge from its state `x` with no access, the held levels `h` and its own
@@ -183,8 +174,8 @@ module pl011_skip #(
             logic [STATE_W-1:0] r;
             pl011_step er (
                 .rst_n, .sel, .write, .addr, .strb, .wdata, .rxd, .ncts, .ndsr, .ndcd, .nri, .txdmaclr, .rxdmaclr,
-                .fast_fwd(ff_run), .skip_ticks(k_run), .div_load(1'b0), .rxd_load(1'b0), .div_cnt(17'd0),
-                .div_acc(6'd0), .txd_unseen(u_run), .s(s ^ REPORT_MASK), .s_next(r));
+                .fast_fwd, .skip_ticks, .div_load(1'b0), .rxd_load(1'b0), .div_cnt(17'd0),
+                .div_acc(6'd0), .txd_unseen, .s(s ^ REPORT_MASK), .s_next(r));
             always_comb if (started) assert (r == s_run);
         end
     end else if (KIND == 2) begin : g_fast_fwd
@@ -218,12 +209,12 @@ module pl011_skip #(
             .n(), .synced(sy1), .quiet(qu1), .wait_(), .ev(), .div());
         pl011_step ea (
             .rst_n, .sel, .write, .addr, .strb, .wdata, .rxd, .ncts, .ndsr, .ndcd, .nri, .txdmaclr, .rxdmaclr,
-            .fast_fwd(ff_run), .skip_ticks(k_run), .div_load(1'b1), .rxd_load(l_rl), .div_cnt(cnt_of(s)),
-            .div_acc(acc_of(s)), .txd_unseen(u_run), .s(other), .s_next(a));
+            .fast_fwd, .skip_ticks, .div_load(1'b1), .rxd_load(l_rl), .div_cnt(cnt_of(s)),
+            .div_acc(acc_of(s)), .txd_unseen, .s(other), .s_next(a));
         pl011_step eb (
             .rst_n, .sel, .write, .addr, .strb, .wdata, .rxd, .ncts, .ndsr, .ndcd, .nri, .txdmaclr, .rxdmaclr,
-            .fast_fwd(ff_run), .skip_ticks(k_run), .div_load(1'b0), .rxd_load(l_rl), .div_cnt(17'd0),
-            .div_acc(6'd0), .txd_unseen(u_run), .s(s), .s_next(b));
+            .fast_fwd, .skip_ticks, .div_load(1'b0), .rxd_load(l_rl), .div_cnt(17'd0),
+            .div_acc(6'd0), .txd_unseen, .s(s), .s_next(b));
         always_comb if (started && sy0 && qu0) begin
             assert ((c1 & ~MOVES) == (s & ~MOVES));  // a held edge moves the divider (and clears tx_started)
             assert (sy1 && qu1);                     // and leaves the UART quiet
@@ -275,12 +266,12 @@ module pl011_skip #(
         // clocking's edges with the change seen on the last two.
         pl011_step el (
             .rst_n, .sel, .write, .addr, .strb, .wdata, .rxd(l_rl), .ncts, .ndsr, .ndcd, .nri, .txdmaclr, .rxdmaclr,
-            .fast_fwd(ff_run), .skip_ticks(k_run), .div_load(1'b0), .rxd_load(1'b1), .div_cnt(17'd0),
-            .div_acc(6'd0), .txd_unseen(u_run), .s, .s_next(e_load));
+            .fast_fwd, .skip_ticks, .div_load(1'b0), .rxd_load(1'b1), .div_cnt(17'd0),
+            .div_acc(6'd0), .txd_unseen, .s, .s_next(e_load));
         pl011_step eo (
             .rst_n, .sel, .write, .addr, .strb, .wdata, .rxd, .ncts, .ndsr, .ndcd, .nri, .txdmaclr, .rxdmaclr,
-            .fast_fwd(ff_run), .skip_ticks(k_run), .div_load(1'b0), .rxd_load(1'b0), .div_cnt(17'd0),
-            .div_acc(6'd0), .txd_unseen(u_run), .s, .s_next(e_old));
+            .fast_fwd, .skip_ticks, .div_load(1'b0), .rxd_load(1'b0), .div_cnt(17'd0),
+            .div_acc(6'd0), .txd_unseen, .s, .s_next(e_old));
         always_comb if (started && rst_n) assert (e_load == stages_at(e_old, l_rl));
     end
 endmodule
