@@ -691,8 +691,16 @@ task_stats& core::stats_of_current() {
 }
 
 bool core::transport(tlm::tlm_generic_payload& tx, bool synced) {
-    if (!synced) sync(); // interrupts that come before the access's issue are taken first
     const std::uint64_t addr = tx.get_address();
+    // Interrupts that come before the access's issue are taken first. With SystemC quiet until the
+    // access's time (no interrupt pending or due, nothing that could raise one), a target that applies
+    // it at its time itself takes it without the wait (fast mode).
+    bool ahead = false;
+    if (!synced) {
+        ahead = m_delay_exact_n && issues_ahead(addr) && m_fast_reads && m_time > sc_time_stamp() &&
+                m_time.value() <= m_ahead_mark && quiet_before(m_time);
+        if (!ahead) sync();
+    }
     const region_cost& cost = m_timing.cost_for(addr);
     const sc_time issued = m_time;
     const sc_time done_by_cost =
@@ -700,6 +708,7 @@ bool core::transport(tlm::tlm_generic_payload& tx, bool synced) {
     sc_time delay = issued - sc_time_stamp();
     ++m_transactions;
     initiator_id who(m_id); // targets order accesses issued at the same time by it
+    who.unsynchronised = ahead;
     tx.set_extension(&who);
     try {
         bus->b_transport(tx, delay);
@@ -709,6 +718,13 @@ bool core::transport(tlm::tlm_generic_payload& tx, bool synced) {
     }
     tx.clear_extension(&who); // it lives on our stack, not the payload's
     s_current = this;         // the target may have waited
+    if (ahead) {
+        ++m_accesses_ahead;
+        forget_quiet(); // the target may have planned activity of its own
+    } else if (who.delay_exact && m_fast_reads && !issues_ahead(addr) &&
+               m_delay_exact_n < delay_exact_slots) {
+        m_delay_exact[m_delay_exact_n++] = addr;
+    }
     if (!tx.is_response_ok()) {
         std::ostringstream msg;
         msg << name() << ": " << (tx.is_read() ? "read" : "write") << " of " << tx.get_data_length()

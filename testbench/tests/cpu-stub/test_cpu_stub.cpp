@@ -12,6 +12,7 @@
 #include <tlm_utils/simple_target_socket.h>
 #include <uartvp/cpu/core.h>
 #include <uartvp/cpu/kernel.h>
+#include <uartvp/initiator_id.h>
 
 #include "sim_main.h"
 
@@ -179,6 +180,115 @@ TEST(CpuStub, TasksRunInOrderToCompletion) {
     EXPECT_EQ(order, (std::vector<std::string>{"first", "second"}));
     EXPECT_EQ(b.core.tasks()[1].start, sc_time(3, SC_US));
     EXPECT_TRUE(b.core.idle());
+}
+
+namespace {
+// A target that applies every access at SystemC time plus its delay and says so (initiator_id's
+// delay_exact): an unsynchronised one at once, the others after their wait (none, from the core).
+struct exact_target : sc_core::sc_module {
+    tlm_utils::simple_target_socket<exact_target, 32> socket{"socket"};
+    struct access {
+        sc_time at; // the access's time: SystemC time plus its delay
+        bool unsynchronised;
+        sc_time served; // SystemC time when the target served it
+    };
+    std::vector<access> log;
+    explicit exact_target(sc_core::sc_module_name n)
+        : sc_module(n) {
+        socket.register_b_transport(this, &exact_target::b_transport);
+    }
+    void b_transport(tlm::tlm_generic_payload& tx, sc_time& d) {
+        initiator_id* who = nullptr;
+        tx.get_extension(who);
+        const bool unsync = who && who->unsynchronised;
+        if (who) who->delay_exact = true;
+        if (!unsync) {
+            wait(d);
+            d = sc_core::SC_ZERO_TIME;
+        }
+        log.push_back({sc_core::sc_time_stamp() + d, unsync, sc_core::sc_time_stamp()});
+        tx.set_response_status(tlm::TLM_OK_RESPONSE);
+    }
+};
+
+// Ticks at `at`: SystemC activity due then.
+struct alarm : sc_core::sc_module {
+    sc_time at;
+    SC_HAS_PROCESS(alarm);
+    alarm(sc_core::sc_module_name n, sc_time t)
+        : sc_module(n)
+        , at(t) {
+        SC_THREAD(run);
+    }
+    void run() { wait(at); }
+};
+
+std::vector<exact_target::access> run_ahead_task(bool collapse, std::uint64_t* ahead, sc_time alarm_at) {
+    cpu::core core("cpu0", 0, profile());
+    exact_target dev("dev");
+    alarm a("alarm", alarm_at);
+    core.bus.bind(dev.socket);
+    core.set_collapse_polls(collapse);
+    core.add_task("t", [] {
+        writel(1, 0x10);   // at 0: the target tells the core it applies accesses at their time
+        udelay(2);         // local work: the core's time runs ahead of SystemC's
+        writel(2, 0x10);   // at 2040 ns
+        (void)readl(0x14); // at 2080: a register not yet known to take its delay
+        udelay(1);
+        (void)readl(0x14); // at 3180
+    });
+    sc_core::sc_start();
+    *ahead = core.accesses_ahead();
+    return dev.log;
+}
+} // namespace
+
+// With nothing for SystemC to do before an access's time, the core issues it without waiting for that
+// time, unsynchronised, to a register whose target said it applies accesses at their time; the access's
+// time is the literal one either way.
+TEST(CpuStub, AccessesGoAheadUnsynchronisedWhereNothingComesBeforeThem) {
+    UARTVP_SIM_TEST();
+    std::uint64_t ahead = 0;
+    const auto log = run_ahead_task(true, &ahead, sc_time(1, sc_core::SC_SEC));
+    ASSERT_EQ(log.size(), 4u);
+    const sc_time at[] = {sc_time(0, SC_NS), sc_time(2040, SC_NS), sc_time(2080, SC_NS),
+                          sc_time(3180, SC_NS)};
+    const bool unsync[] = {false, true, false, true};
+    for (unsigned i = 0; i < 4; ++i) {
+        EXPECT_EQ(log[i].at, at[i]) << "access " << i;
+        EXPECT_EQ(log[i].unsynchronised, unsync[i]) << "access " << i;
+    }
+    EXPECT_EQ(log[1].served, sc_time(0, SC_NS)) << "served at once, 2 us before its time";
+    EXPECT_EQ(ahead, 2u);
+}
+
+// Something due before the access's time (another process's wake at 1 us): the core waits for the
+// access's time first, as always; after the alarm, nothing is due, and the last read goes ahead.
+TEST(CpuStub, AccessesWaitForTheirTimeWhereSomethingComesFirst) {
+    UARTVP_SIM_TEST();
+    std::uint64_t ahead = 0;
+    const auto log = run_ahead_task(true, &ahead, sc_time(1, SC_US));
+    ASSERT_EQ(log.size(), 4u);
+    EXPECT_EQ(log[1].at, sc_time(2040, SC_NS));
+    EXPECT_FALSE(log[1].unsynchronised);
+    EXPECT_EQ(log[1].served, sc_time(2040, SC_NS));
+    EXPECT_TRUE(log[3].unsynchronised);
+    EXPECT_EQ(log[3].at, sc_time(3180, SC_NS));
+    EXPECT_EQ(ahead, 1u);
+}
+
+// Reference mode synchronises before every access.
+TEST(CpuStub, AccessesAreSynchronisedInReferenceMode) {
+    UARTVP_SIM_TEST();
+    std::uint64_t ahead = 0;
+    const auto log = run_ahead_task(false, &ahead, sc_time(1, sc_core::SC_SEC));
+    ASSERT_EQ(log.size(), 4u);
+    for (const auto& a : log) {
+        EXPECT_FALSE(a.unsynchronised);
+        EXPECT_EQ(a.served, a.at);
+    }
+    EXPECT_EQ(log[3].at, sc_time(3180, SC_NS));
+    EXPECT_EQ(ahead, 0u);
 }
 
 TEST(CpuStub, BusErrorStopsTheTaskWithAMessage) {

@@ -13,6 +13,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include <uartvp/cycle_clock.h>
+#include <uartvp/initiator_id.h>
 #include <uartvp/pl011.h>
 #include <uartvp/read_promise.h>
 
@@ -203,6 +204,11 @@ struct script_initiator : sc_core::sc_module {
     serial_line_if* rx_chars = nullptr;
     std::uint64_t rx_ahead = 0;
     std::uint64_t rx_reports = 0;
+    // Accesses issued ahead of SystemC time (<uartvp/initiator_id.h>): an access whose time comes
+    // with nothing for SystemC to do until then goes at once, unsynchronised, its time as the annotated
+    // delay, as the CPU stub issues them; the rest wait for their time.
+    bool issue_ahead = false;
+    std::uint64_t issued_ahead = 0, served_ahead = 0; // served: b_transport returned without waiting
     SC_HAS_PROCESS(script_initiator);
     script_initiator(sc_core::sc_module_name n, std::vector<bus_op> o, std::uint64_t hz, observed* out)
         : sc_module(n)
@@ -253,7 +259,20 @@ struct script_initiator : sc_core::sc_module {
             if (rx_chars && op.kind == bus_op::pin_rxd) continue; // feed() reports them
             // An access issued at time t lands on the first edge after t.
             const sc_core::sc_time at = clock.time_of(op.cycle - 1);
-            if (at > sc_core::sc_time_stamp()) wait(at - sc_core::sc_time_stamp());
+            sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+            initiator_id who(0);
+            if (at > sc_core::sc_time_stamp()) {
+                const sc_core::sc_time ahead = at - sc_core::sc_time_stamp();
+                if (issue_ahead && op.kind == bus_op::bus &&
+                    !sc_core::sc_pending_activity_at_current_time() &&
+                    sc_core::sc_time_to_pending_activity() > ahead) {
+                    d = ahead;
+                    who.unsynchronised = true;
+                    ++issued_ahead;
+                } else {
+                    wait(ahead);
+                }
+            }
             if (op.kind != bus_op::bus) { // an input changing at t is first seen by the edge after t
                 pin_signal(op.kind).write(op.write);
                 continue;
@@ -265,8 +284,11 @@ struct script_initiator : sc_core::sc_module {
             tx.set_data_ptr(reinterpret_cast<unsigned char*>(&data));
             tx.set_data_length(op.size);
             tx.set_streaming_width(op.size);
-            sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+            if (issue_ahead) tx.set_extension(&who);
+            const sc_core::sc_time issued = sc_core::sc_time_stamp();
             socket->b_transport(tx, d);
+            if (issue_ahead) tx.clear_extension(&who);
+            if (who.unsynchronised && sc_core::sc_time_stamp() == issued) ++served_ahead;
             status.push_back(tx.get_response_status());
             landed.push_back(clock.edge_at_or_after(sc_core::sc_time_stamp() + d));
             if (landed.back() != op.cycle) late.push_back(op.cycle);
@@ -395,8 +417,9 @@ struct tlm_bench {
     line_edge_recorder line;
     // `rx_chars`: RXD goes to the UART as characters (rx_line()), reported up to `rx_ahead` cycles
     // before their first edge (script_initiator::feed); the pin stays high.
+    // `issue_ahead`: the initiator issues accesses ahead of SystemC time where nothing comes first.
     tlm_bench(const pl011_config& cfg, std::vector<bus_op> ops, bool rx_chars = false,
-              std::uint64_t rx_ahead = 0)
+              std::uint64_t rx_ahead = 0, bool issue_ahead = false)
         : uart("uart", cfg)
         , init("init", std::move(ops), cfg.clock_hz, &ob)
         , rec("rec", uart, &ob)
@@ -404,6 +427,7 @@ struct tlm_bench {
         uart.report_line(line);
         if (rx_chars) init.rx_chars = &uart.rx_line();
         init.rx_ahead = rx_ahead;
+        init.issue_ahead = issue_ahead;
         init.socket.bind(uart.bus);
         uart.ncts(init.ncts);
         uart.nreset(init.nreset);

@@ -50,6 +50,25 @@ struct initiator : sc_module {
         tx.clear_extension(&who);
         return d;
     }
+    // Issues a write `ahead` after the present without waiting for it first (initiator_id's
+    // unsynchronised); returns whether the target served it at once. The caller keeps SystemC quiet
+    // until then.
+    bool wr_ahead(std::uint64_t addr, std::uint32_t v, const sc_time& ahead, unsigned size = 4) {
+        tlm::tlm_generic_payload tx;
+        set_access(tx, true, addr, v, size);
+        initiator_id who(id);
+        who.unsynchronised = true;
+        tx.set_extension(&who);
+        const sc_time issued = sc_time_stamp();
+        sc_time d = ahead;
+        socket->b_transport(tx, d);
+        tx.clear_extension(&who);
+        EXPECT_TRUE(tx.is_response_ok()) << "write of 0x" << std::hex << addr;
+        EXPECT_TRUE(who.delay_exact) << "the target says it applies the access at its time";
+        const bool at_once = sc_time_stamp() == issued;
+        wait(d);
+        return at_once;
+    }
     std::uint32_t rd(std::uint64_t addr, unsigned size = 4, read_promise* p = nullptr) {
         std::uint32_t v = 0;
         tlm::tlm_generic_payload tx;
@@ -193,6 +212,49 @@ TEST(Pl011Promise, DrReadByAnotherInitiatorBreaksAPromiseOnFr) {
     };
     sc_start(sc_time(1, SC_MS));
     EXPECT_TRUE(done);
+}
+
+// A write issued ahead of SystemC time, served at once, breaks another initiator's promise at the
+// write's own time, not at the present: the waiting initiator wakes then, told who broke it and when.
+TEST(Pl011Promise, AWriteServedAheadBreaksAnotherInitiatorsPromiseAtItsTime) {
+    UARTVP_SIM_TEST();
+    pl011_bench t("t", pl011_config{}, baud, 0, 1);
+    bool done_a = false, done_b = false;
+    sc_event promised;
+    read_promise p;
+    sc_time issued, landed;
+    t.body_a = [&](pl011_bench& x) {
+        pl011_setup(x.a);
+        wait(sc_time(10, SC_US));
+        x.a.wr(DR, 'x');
+        wait(sc_time(5, SC_US)); // the character in the shifter: nothing due before it ends
+        promised.notify();
+        wait(sc_time(5, SC_US));
+        // b waits on its promise until the character's end; nothing else is due before then.
+        issued = sc_time_stamp();
+        const sc_time ahead(30, SC_US);
+        landed = issued + ahead;
+        EXPECT_TRUE(x.a.wr_ahead(DR, 'y', ahead)) << "served at once: SystemC was quiet until its time";
+        done_a = true;
+    };
+    t.body_b = [&](pl011_bench& x) {
+        wait(promised);
+        p.mask = FR_BUSY;
+        EXPECT_TRUE(x.b.rd(FR, 4, &p) & FR_BUSY);
+        ASSERT_TRUE(p.valid);
+        ASSERT_GT(p.until, sc_time_stamp() + sc_time(60, SC_US)) << "BUSY promised until the character ends";
+        wait(p.until - sc_time_stamp(), *p.broken);
+        EXPECT_EQ(sc_time_stamp(), landed) << "woken at the write's time, not when it was served";
+        ASSERT_TRUE(p.broken_already());
+        ASSERT_NE(p.cause, nullptr);
+        EXPECT_EQ(p.cause->when, landed);
+        EXPECT_TRUE(p.cause->by_access);
+        EXPECT_EQ(p.cause->initiator, 0u);
+        done_b = true;
+    };
+    sc_start(sc_time(1, SC_MS));
+    EXPECT_TRUE(done_a);
+    EXPECT_TRUE(done_b);
 }
 
 // A read that names FR.BUSY is promised BUSY until the character ends, across TXFE rising as the

@@ -159,6 +159,7 @@ public:
 private:
     struct impl;
     void b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay);
+    bool serves_ahead(const sc_core::sc_time& local) const;
     void serve(tlm::tlm_generic_payload& tx, const detail::word_access& a, sc_core::sc_time& delay,
                unsigned initiator, const sc_core::sc_time& at);
     void run_ahead(std::uint64_t target);

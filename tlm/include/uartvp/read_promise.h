@@ -75,19 +75,39 @@ struct promise_breaker {
     sc_core::sc_event event;
     read_promise::break_cause cause;
     std::uint64_t count = 0;
-    void fire(bool by_access, unsigned initiator) {
-        const sc_core::sc_time now = sc_core::sc_time_stamp();
-        if (count == 0 || cause.when != now) cause = {now, by_access, initiator};
+    void fire(bool by_access, unsigned initiator) { fire_at(sc_core::sc_time_stamp(), by_access, initiator); }
+    // At `when`, at or after the present: an access served ahead of its time (nothing comes between).
+    // Its event is notified then only if an initiator other than the one acting holds a promise made
+    // since the last break (one may be waiting for it; the acting one is not): a timed notification
+    // costs a time step even where no process waits. A holder that is not waiting sees `breaks`.
+    void fire_at(const sc_core::sc_time& when, bool by_access, unsigned initiator) {
+        if (count == 0 || cause.when != when) cause = {when, by_access, initiator};
         ++count;
-        event.notify();
+        const bool others = m_promised && (m_promised_mixed || !by_access || m_promised_to != initiator);
+        m_promised = m_promised_mixed = false;
+        const sc_core::sc_time now = sc_core::sc_time_stamp();
+        if (when <= now)
+            event.notify();
+        else if (others)
+            event.notify(when - now);
     }
-    void promise(read_promise& p) const {
+    void promise(read_promise& p, unsigned initiator = UINT_MAX) { // UINT_MAX: not known
         p.valid = true;
         p.broken = &event;
         p.cause = &cause;
         p.breaks = &count;
         p.breaks_at_promise = count;
+        if (!m_promised) {
+            m_promised = true;
+            m_promised_to = initiator;
+        } else if (initiator != m_promised_to) {
+            m_promised_mixed = true;
+        }
     }
+
+private:
+    bool m_promised = false, m_promised_mixed = false;
+    unsigned m_promised_to = 0;
 };
 } // namespace detail
 

@@ -9,7 +9,9 @@
 // The common case, one access with nothing else pending at its time, is applied at once; otherwise the
 // access waits for the point at which nothing else is left to run at t (one process serves every
 // target there, so that targets waiting for that point do not keep each other from reaching it).
+#include <climits>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include <systemc>
@@ -52,10 +54,13 @@ private:
 // A blocking transport as both UARTs take it: TLM_IGNORE_COMMAND is answered OK; decode() checks the
 // access (a response status: anything but OK is the answer); serve(initiator, local) then applies it at
 // the initiator's local time: at once, in arrival order, when loosely timed; else after waiting out the
-// annotated delay, in its place among the accesses issued at that time (access_order above).
-template <class decode_fn, class serve_fn>
+// annotated delay, in its place among the accesses issued at that time (access_order above). A target
+// that passes ahead(local) takes unsynchronised accesses (<uartvp/initiator_id.h>): one issued into a
+// quiet future is served at once, at its time, where ahead(local) agrees, else after the wait.
+struct no_ahead {};
+template <class decode_fn, class serve_fn, class ahead_fn = no_ahead>
 void transport_in_order(access_order& order, bool loosely_timed, tlm::tlm_generic_payload& tx,
-                        sc_core::sc_time& delay, decode_fn decode, serve_fn serve) {
+                        sc_core::sc_time& delay, decode_fn decode, serve_fn serve, ahead_fn ahead = {}) {
     if (tx.is_read() == tx.is_write()) { // TLM_IGNORE_COMMAND
         tx.set_response_status(tlm::TLM_OK_RESPONSE);
         return;
@@ -64,10 +69,24 @@ void transport_in_order(access_order& order, bool loosely_timed, tlm::tlm_generi
         tx.set_response_status(st);
         return;
     }
-    const unsigned who = initiator_of(tx);
+    initiator_id* const e = tx.get_extension<initiator_id>();
+    const unsigned who = e ? e->id : UINT_MAX;
     if (loosely_timed) {
         serve(who, sc_core::sc_time_stamp() + delay);
         return;
+    }
+    if constexpr (!std::is_same_v<ahead_fn, no_ahead>) {
+        if (e) {
+            e->delay_exact = true;
+            // Nothing comes before its time: serving it now is serving it then, first at that time.
+            if (e->unsynchronised && delay != sc_core::SC_ZERO_TIME) {
+                const sc_core::sc_time local = sc_core::sc_time_stamp() + delay;
+                if (ahead(local)) {
+                    serve(who, local);
+                    return;
+                }
+            }
+        }
     }
     if (delay != sc_core::SC_ZERO_TIME) {
         sc_core::wait(delay);

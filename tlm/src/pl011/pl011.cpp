@@ -471,7 +471,16 @@ void pl011::b_transport(tlm::tlm_generic_payload& tx, sc_time& delay) {
     detail::transport_in_order(
         m_impl->order, m_cfg.loosely_timed, tx, delay,
         [&] { return detail::decode_word_access(tx, map_size(), a); },
-        [&](unsigned who, const sc_time& local) { serve(tx, a, delay, who, local); });
+        [&](unsigned who, const sc_time& local) { serve(tx, a, delay, who, local); },
+        [&](const sc_time& local) { return serves_ahead(local); });
+}
+
+// An access issued ahead of SystemC time, with nothing for SystemC to do until its time, is served at
+// once: the inputs are those of its time, no output changes before it (the process would be due), and
+// no queued RXD change comes before it (those are applied at the next catch-up, not by a process).
+bool pl011::serves_ahead(const sc_time& local) const {
+    return !m_cfg.clock_every_cycle && m_impl->started &&
+           (m_impl->rx_future.empty() || m_impl->rx_future.front().first > local);
 }
 
 // Loosely timed: the model runs ahead of SystemC time to an access's local time. The outputs of the
@@ -549,7 +558,7 @@ void pl011::serve(tlm::tlm_generic_payload& tx, const detail::word_access& a, sc
     if (!a.write) detail::lanes_to_payload(tx, a, data);
     if (side_effect) {
         m_impl->ahead.emplace_back(at, core.out());
-        m_impl->breaker.fire(true, who);
+        m_impl->breaker.fire_at(lt ? now : local, true, who);
         m_wake.notify(m_clock.time_of(at) - now); // the process shows the edge at its time
     } else if (promise) {
         // The value holds until the next edge at which a register may change by itself; FR bits that
@@ -562,7 +571,7 @@ void pl011::serve(tlm::tlm_generic_payload& tx, const detail::word_access& a, sc
             stable_until = core.next_fr_change(present, promise->mask);
             if (stable_until > whole) promise->held = promise->mask;
         }
-        m_impl->breaker.promise(*promise);
+        m_impl->breaker.promise(*promise, who);
         promise->until = stable_until == std::numeric_limits<std::uint64_t>::max()
                              ? sc_max_time()
                              : m_clock.time_of(stable_until);

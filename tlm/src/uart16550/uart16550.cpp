@@ -358,7 +358,7 @@ void uart16550::serve(tlm::tlm_generic_payload& tx, unsigned idx, bool lane0, un
                 last.breaks = m_impl->breaker.count;
                 last.valid = true;
             }
-            m_impl->breaker.promise(*promise);
+            m_impl->breaker.promise(*promise, who);
             promise->until = last.until;
             promise->held = last.held;
         }

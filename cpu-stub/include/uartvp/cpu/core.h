@@ -186,6 +186,10 @@ public:
     // Register reads that were transactions, and those a standing promise answered (see read()).
     std::uint64_t transactions() const { return m_transactions; }
     std::uint64_t promised_reads() const { return m_promised_reads; }
+    // Transactions issued ahead of SystemC time, without synchronising first (fast mode; see
+    // <uartvp/initiator_id.h>): SystemC had nothing to do until the access's time, and its target
+    // applies an access at its time itself.
+    std::uint64_t accesses_ahead() const { return m_accesses_ahead; }
     // How far the core's time may run ahead of SystemC time in local work (cpu_relax(), udelay(), reads
     // a promise answers) before it synchronises: a loop that never yields still lets time advance.
     static constexpr std::uint64_t max_ahead_ns = 1'000'000;
@@ -370,10 +374,22 @@ private:
     unsigned m_standing_hit = 0;
     void remember(std::uint64_t addr, unsigned size, std::uint32_t v, const read_promise& p,
                   bool target_bound);
+    // Registers whose target applies an access at SystemC time plus its delay (initiator_id's
+    // delay_exact): an access to one of them issued with SystemC quiet until its time needs no
+    // synchronisation first (fast mode). A few registers take the accesses of a polling driver.
+    bool issues_ahead(std::uint64_t addr) const {
+        for (unsigned i = 0; i < m_delay_exact_n; ++i)
+            if (m_delay_exact[i] == addr) return true;
+        return false;
+    }
+    static constexpr unsigned delay_exact_slots = 8;
+    std::uint64_t m_delay_exact[delay_exact_slots] = {};
+    unsigned m_delay_exact_n = 0;
     static constexpr unsigned standing_slots = 4;
     standing_promise m_standing[standing_slots];
     unsigned m_standing_next = 0;
     std::uint64_t m_promised_reads = 0;
+    std::uint64_t m_accesses_ahead = 0;
     std::uint64_t m_max_ahead = 0; // max_ahead_ns in SystemC time units
     // A payload for one access, reused from access to access (building one allocates its extension
     // array): one per nesting level, as an interrupt handler taken in sync() issues its own accesses.
