@@ -69,16 +69,15 @@ pl011_platform::pl011_platform(const sc_module_name& name, const params& p, cons
         if (c.is_break) return;
         sb.observe(c.data, c.start);
     });
+    // The highest TX FIFO level and the time BUSY last fell, taken at each change in its update phase
+    // (observed_signal): no process and no delta cycle of their own.
+    uart.tx_fifo_level.on_change(
+        [this] { m_tx_fifo_max = std::max(m_tx_fifo_max, uart.tx_fifo_level.read()); });
+    uart.busy.on_change([this] {
+        if (!uart.busy.read()) m_line_idle = sc_time_stamp();
+    });
     SC_HAS_PROCESS(pl011_platform);
-    SC_METHOD(track);
-    sensitive << uart.tx_fifo_level << uart.busy;
-    dont_initialize();
     SC_THREAD(supervise);
-}
-
-void pl011_platform::track() {
-    if (uart.tx_fifo_level.read() > m_tx_fifo_max) m_tx_fifo_max = uart.tx_fifo_level.read();
-    if (!uart.busy.read()) m_line_idle = sc_time_stamp();
 }
 
 void pl011_platform::reset_uart() {

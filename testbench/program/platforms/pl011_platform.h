@@ -50,7 +50,6 @@ public:
     sc_core::sc_time line_idle_at() const { return m_line_idle; }
 
 private:
-    void track();
     void supervise();
     params m_p;
     bool m_chars, m_pins;

@@ -357,11 +357,10 @@ public:
         monitor.line(txd);
         SC_HAS_PROCESS(boot_platform);
         SC_THREAD(supervise);
-        SC_METHOD(track);
-        sensitive << tx_fifo_level();
-        dont_initialize();
+        // The TX FIFO's highest level, at each change (observed_signal: no process, no delta cycle).
+        tx_fifo_level().on_change([this] { tx_fifo_max = std::max(tx_fifo_max, tx_fifo_level().read()); });
     }
-    sc_signal<unsigned>& tx_fifo_level() { return mini ? mini->tx_fifo_level : uart->tx_fifo_level; }
+    observed_signal<unsigned>& tx_fifo_level() { return mini ? mini->tx_fifo_level : uart->tx_fifo_level; }
     // The transmitter has nothing left: FIFO empty, the last stop bit sent.
     bool tx_idle() const {
         return mini ? mini->temt.read() : !uart->busy.read() && uart->tx_fifo_level.read() == 0;
@@ -409,7 +408,6 @@ private:
         c.clock_every_cycle = p.reference;
         return c;
     }
-    void track() { tx_fifo_max = std::max(tx_fifo_max, tx_fifo_level().read()); }
     // After the boot, looks every millisecond whether every console has printed what it will print
     // and the line is idle; a run that does not settle within 10 minutes of simulated time is an error.
     void supervise() {

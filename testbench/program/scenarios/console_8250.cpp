@@ -123,10 +123,14 @@ public:
             // Printable for JSON: bytes above 0x7F show as '?'.
             if (text_head.size() < 256) text_head += c.data < 0x80 ? static_cast<char>(c.data) : '?';
         });
+        // The highest TX FIFO level and the time TEMT last rose, at each change (observed_signal: no
+        // process and no delta cycle of their own).
+        uart.tx_fifo_level.on_change(
+            [this] { m_tx_fifo_max = std::max(m_tx_fifo_max, uart.tx_fifo_level.read()); });
+        uart.temt.on_change([this] {
+            if (uart.temt.read()) m_line_idle = sc_time_stamp();
+        });
         SC_HAS_PROCESS(uart16550_platform);
-        SC_METHOD(track);
-        sensitive << uart.tx_fifo_level << uart.temt;
-        dont_initialize();
         SC_THREAD(supervise);
     }
 
@@ -154,10 +158,6 @@ public:
     sc_time line_idle_at() const { return m_line_idle; }
 
 private:
-    void track() {
-        m_tx_fifo_max = std::max(m_tx_fifo_max, uart.tx_fifo_level.read());
-        if (uart.temt.read()) m_line_idle = sc_time_stamp();
-    }
     void supervise() {
         if (!cpu0.idle()) wait(cpu0.idle_event());
         if (m_reset_at) {

@@ -193,12 +193,11 @@ public:
         tx_monitor.line(txd);
         irq_line = kernel.add_irq_line(irq, com ? "serial" : "uart-pl011", p.irq_cpu);
         SC_HAS_PROCESS(tty_platform);
-        SC_METHOD(track);
-        if (com)
-            sensitive << com->tx_fifo_level << com->rx_fifo_level;
-        else
-            sensitive << pl->tx_fifo_level << pl->rx_fifo_level;
-        dont_initialize();
+        // The FIFOs' highest levels, at each change (observed_signal: no process, no delta cycle).
+        observed_signal<unsigned>& tx_level = com ? com->tx_fifo_level : pl->tx_fifo_level;
+        observed_signal<unsigned>& rx_level = com ? com->rx_fifo_level : pl->rx_fifo_level;
+        tx_level.on_change([this, &tx_level] { tx_fifo_max = std::max(tx_fifo_max, tx_level.read()); });
+        rx_level.on_change([this, &rx_level] { rx_fifo_max = std::max(rx_fifo_max, rx_level.read()); });
         SC_THREAD(supervise);
     }
 
@@ -252,10 +251,6 @@ public:
     }
 
 private:
-    void track() {
-        rx_fifo_max = std::max(rx_fifo_max, rx_level());
-        tx_fifo_max = std::max(tx_fifo_max, com ? com->tx_fifo_level.read() : pl->tx_fifo_level.read());
-    }
     // After the workload, looks once per character time whether everything has settled (the
     // interrupts served, the reader or the line done); a run that does not settle within a second and
     // two hog periods is an internal error.
