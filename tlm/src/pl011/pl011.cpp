@@ -521,7 +521,9 @@ void pl011::serve(tlm::tlm_generic_payload& tx, const detail::word_access& a, sc
     if (!m_cfg.clock_every_cycle && !m_impl->rx_future.empty())
         release_rx(now);                               // before anything moves the model
     if (lt) run_ahead(m_clock.edge_at_or_before(now)); // what happens up to the present, kept to be shown
-    sample_inputs(now);
+    // Synchronising, an access is served with nothing left to run at its time: the process, woken by
+    // every input change, has taken them all (it samples first). Loosely timed, it may not have yet.
+    if (lt || !m_impl->started) sample_inputs(now);
     if (lt) note_ahead(core.cycle());
     const std::uint64_t present = m_clock.edge_at_or_before(local);
     const bool side_effect = a.write || a.word == 0; // a DR read pops the RX FIFO and clears errors
