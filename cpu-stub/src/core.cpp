@@ -89,7 +89,7 @@ void core::strobe() {
     }
 }
 
-// Called at the access's own time (the core synchronised to it).
+// Called at the access's own time, or ahead of it where nothing is due before then.
 void core::tell_access(std::uint64_t addr, bool write, const sc_time& start, const sc_time& end) {
     for (core_observer* o : m_observers)
         o->access(*this, addr, write, start, end);
@@ -98,12 +98,18 @@ void core::tell_access(std::uint64_t addr, bool write, const sc_time& start, con
 void core::show_access(std::uint64_t addr, bool write, const sc_time& cost) {
     if (m_accesses_observed) tell_access(addr, write, sc_time_stamp(), sc_time_stamp() + cost);
     if (!m_traced) return;
+    show_access_at(addr, write, sc_time_stamp(), cost);
+}
+
+// The strobe method shows it at `issued` (at or after the present; nothing else is due before then
+// when it is later, so no other access's strobe is pending).
+void core::show_access_at(std::uint64_t addr, bool write, const sc_time& issued, const sc_time& cost) {
     m_pending.valid = true;
     m_pending.write = write;
     m_pending.addr = addr;
-    m_pending.end = sc_time_stamp() + cost;
+    m_pending.end = issued + cost;
     m_strobe.cancel();
-    m_strobe.notify(SC_ZERO_TIME);
+    m_strobe.notify(issued - sc_time_stamp());
 }
 
 // ---- tasks and the scheduler
@@ -697,7 +703,7 @@ bool core::transport(tlm::tlm_generic_payload& tx, bool synced) {
     // it at its time itself takes it without the wait (fast mode).
     bool ahead = false;
     if (!synced) {
-        ahead = m_delay_exact_n && issues_ahead(addr) && m_fast_reads && m_time > sc_time_stamp() &&
+        ahead = m_delay_exact_n && issues_ahead(addr) && m_collapse && m_time > sc_time_stamp() &&
                 m_time.value() <= m_ahead_mark && quiet_before(m_time);
         if (!ahead) sync();
     }
@@ -721,8 +727,7 @@ bool core::transport(tlm::tlm_generic_payload& tx, bool synced) {
     if (ahead) {
         ++m_accesses_ahead;
         forget_quiet(); // the target may have planned activity of its own
-    } else if (who.delay_exact && m_fast_reads && !issues_ahead(addr) &&
-               m_delay_exact_n < delay_exact_slots) {
+    } else if (who.delay_exact && m_collapse && !issues_ahead(addr) && m_delay_exact_n < delay_exact_slots) {
         m_delay_exact[m_delay_exact_n++] = addr;
     }
     if (!tx.is_response_ok()) {
@@ -731,8 +736,12 @@ bool core::transport(tlm::tlm_generic_payload& tx, bool synced) {
             << " bytes at 0x" << std::hex << addr << ": " << tx.get_response_string();
         throw bus_error(msg.str());
     }
-    if ((m_traced || m_accesses_observed) && sc_time_stamp() == issued)
+    if ((m_traced || m_accesses_observed) && sc_time_stamp() == issued) {
         show_access(addr, tx.is_write(), done_by_cost - issued);
+    } else if (ahead && sc_time_stamp() < issued) { // served ahead: shown and told at its own time
+        if (m_accesses_observed) tell_access(addr, tx.is_write(), issued, done_by_cost);
+        if (m_traced) show_access_at(addr, tx.is_write(), issued, done_by_cost - issued);
+    }
     const sc_time by_target = sc_time_stamp() + delay;
     m_time = std::max(done_by_cost, by_target);
     return by_target > done_by_cost;

@@ -262,6 +262,49 @@ TEST(CpuStub, AccessesGoAheadUnsynchronisedWhereNothingComesBeforeThem) {
     EXPECT_EQ(ahead, 2u);
 }
 
+namespace {
+// Records the times at which the core's write strobe changes.
+struct strobe_log : sc_core::sc_module {
+    const sc_core::sc_signal<bool>& write;
+    std::vector<std::pair<sc_time, bool>> changes;
+    SC_HAS_PROCESS(strobe_log);
+    strobe_log(sc_core::sc_module_name n, const sc_core::sc_signal<bool>& w)
+        : sc_module(n)
+        , write(w) {
+        SC_METHOD(on_change);
+        sensitive << write;
+        dont_initialize();
+    }
+    void on_change() { changes.emplace_back(sc_core::sc_time_stamp(), write.read()); }
+};
+} // namespace
+
+// The bus signals (observe_bus) show an access issued ahead at its own time, for its cost.
+TEST(CpuStub, AnAccessIssuedAheadShowsOnTheBusSignalsAtItsTime) {
+    UARTVP_SIM_TEST();
+    cpu::core core("cpu0", 0, profile());
+    exact_target dev("dev");
+    core.bus.bind(dev.socket);
+    core.observe_bus();
+    strobe_log log("log", core.mmio_write);
+    core.add_task("t", [] {
+        writel(1, 0x10); // at 0, 40 ns: its strobe falls at 40 ns
+        udelay(1500);    // over max_ahead_ns: the core synchronises, past the strobe's fall
+        udelay(2);
+        writel(2, 0x10); // at 1,502,040 ns, issued ahead
+    });
+    sc_core::sc_start();
+    ASSERT_EQ(dev.log.size(), 2u);
+    EXPECT_TRUE(dev.log[1].unsynchronised);
+    EXPECT_EQ(dev.log[1].at, sc_time(1'502'040, SC_NS));
+    EXPECT_EQ(core.accesses_ahead(), 1u);
+    const std::vector<std::pair<sc_time, bool>> want = {{sc_time(0, SC_NS), true},
+                                                        {sc_time(40, SC_NS), false},
+                                                        {sc_time(1'502'040, SC_NS), true},
+                                                        {sc_time(1'502'080, SC_NS), false}};
+    EXPECT_EQ(log.changes, want);
+}
+
 // Something due before the access's time (another process's wake at 1 us): the core waits for the
 // access's time first, as always; after the alarm, nothing is due, and the last read goes ahead.
 TEST(CpuStub, AccessesWaitForTheirTimeWhereSomethingComesFirst) {

@@ -318,6 +318,8 @@ private:
     void strobe();
     void poll_span();
     void show_access(std::uint64_t addr, bool write, const sc_core::sc_time& cost);
+    void show_access_at(std::uint64_t addr, bool write, const sc_core::sc_time& issued,
+                        const sc_core::sc_time& cost);
     void tell_access(std::uint64_t addr, bool write, const sc_core::sc_time& start,
                      const sc_core::sc_time& end);
     // Returns true if the target's own delay, not the profile's cost, decided when the access ended.
