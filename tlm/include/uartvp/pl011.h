@@ -169,6 +169,7 @@ private:
     void run();
     void sample_inputs(const sc_core::sc_time& now); // now: sc_time_stamp()
     void rxd_changed();
+    void inputs_changed();
     void note_rxd();
     void release_rx(const sc_core::sc_time& now);
     void rx_reported(const sc_core::sc_time& from);

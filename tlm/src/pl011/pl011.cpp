@@ -32,7 +32,14 @@ struct pl011::impl {
         core.measure_eval_time(cfg.measure_eval_time);
     }
     detail::pl011_core core;
-    sc_event_or_list wake_on;
+    // The process is statically sensitive to m_wake and to `plan`, the edge at which an output can
+    // next change (cancelled and notified anew at each activation: a method's timeout with an event
+    // list would add and remove its dynamic sensitivity to each event every time). The inputs that are
+    // bound wake it through inputs_changed().
+    sc_event plan{"plan"};
+    sc_event input{"input"}; // notified at once by inputs_changed()
+    sc_event_or_list inputs;
+    bool inputs_watched = false;
     // The outputs of access edges the model has already taken but whose time has not come: an access
     // lands on the first edge after its issue, and several in one UARTCLK period on the edges after.
     // The thread shows each at its edge's time; the back one is the model's present state.
@@ -168,6 +175,8 @@ pl011::pl011(const sc_module_name& name, const pl011_config& cfg)
     register_transport(this, &pl011::b_transport, &pl011::transport_dbg, &pl011::get_direct_mem_ptr);
     SC_HAS_PROCESS(pl011);
     SC_METHOD(run);
+    sensitive << m_wake << m_impl->plan << m_impl->input;
+    SC_METHOD(inputs_changed); // runs once at the start, then at each change of a bound input
     SC_METHOD(clk_hz_changed); // runs once at the start, then only if clk_hz is bound
     if (!cfg.clock_every_cycle) {
         // RXD changes go to the engine as they come, without a wake of the model's process.
@@ -277,12 +286,21 @@ void pl011::start_of_simulation() {
     if (bus.size() == 0 && bus64.size() == 0)
         SC_REPORT_ERROR(kind(), (std::string(name()) + ": neither bus nor bus64 is bound").c_str());
     // Ports are bound by now: wake on the inputs that are connected.
-    sc_event_or_list& l = m_impl->wake_on;
-    l |= m_wake;
+    sc_event_or_list& l = m_impl->inputs;
     if (m_cfg.clock_every_cycle) l |= rxd.value_changed_event();
     for (optional_in* p : {&nreset, &rst, &ncts, &ndsr, &ndcd, &nri, &txdmaclr, &rxdmaclr})
         if (p->size()) l |= (*p)->value_changed_event();
     if (clk_hz.size()) apply_clk_hz(*this, clk_hz->read()); // the clock tree's frequency from time 0
+}
+
+// A bound input changed: the process runs in this same delta cycle (an immediate notification), as it
+// did when it waited for the input's event itself.
+void pl011::inputs_changed() {
+    impl& m = *m_impl;
+    if (m.inputs.size() == 0) return; // nothing bound: not woken again
+    if (m.inputs_watched) m.input.notify();
+    m.inputs_watched = true;
+    next_trigger(m.inputs);
 }
 
 void pl011::clk_hz_changed() {
@@ -460,10 +478,8 @@ void pl011::run() {
         m_wake.notify(m_impl->rx_future.front().first - now);
     if (!changed && !first) ++m_impl->idle_wakes;
     m_impl->planned = next;
-    if (next == std::numeric_limits<std::uint64_t>::max())
-        next_trigger(m_impl->wake_on);
-    else
-        next_trigger(m_clock.time_of(next) - now, m_impl->wake_on);
+    m_impl->plan.cancel();
+    if (next != std::numeric_limits<std::uint64_t>::max()) m_impl->plan.notify(m_clock.time_of(next) - now);
 }
 
 void pl011::b_transport(tlm::tlm_generic_payload& tx, sc_time& delay) {
