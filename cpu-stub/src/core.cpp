@@ -702,15 +702,9 @@ bool core::transport(tlm::tlm_generic_payload& tx, bool synced) {
     // access's time (no interrupt pending or due, nothing that could raise one), a target that applies
     // it at its time itself takes it without the wait (fast mode).
     bool ahead = false;
-    delay_exact_register* r = nullptr;
     if (!synced) {
-        r = m_delay_exact_n && m_collapse ? delay_exact_slot(addr) : nullptr;
-        if (r && (r->misses < 4 || r->misses % 16 == 0)) {
-            ahead = m_time > sc_time_stamp() && m_time.value() <= m_ahead_mark && quiet_before(m_time);
-            r->misses = ahead ? 0 : r->misses + 1;
-        } else if (r) {
-            ++r->misses;
-        }
+        ahead = m_delay_exact_n && issues_ahead(addr) && m_collapse && m_time > sc_time_stamp() &&
+                m_time.value() <= m_ahead_mark && quiet_before(m_time);
         if (!ahead) sync();
     }
     const region_cost& cost = m_timing.cost_for(addr);
@@ -733,9 +727,8 @@ bool core::transport(tlm::tlm_generic_payload& tx, bool synced) {
     if (ahead) {
         ++m_accesses_ahead;
         forget_quiet(); // the target may have planned activity of its own
-    } else if (who.delay_exact && m_collapse && !r && m_delay_exact_n < delay_exact_slots &&
-               !delay_exact_slot(addr)) {
-        m_delay_exact[m_delay_exact_n++] = {addr, 0};
+    } else if (who.delay_exact && m_collapse && !issues_ahead(addr) && m_delay_exact_n < delay_exact_slots) {
+        m_delay_exact[m_delay_exact_n++] = addr;
     }
     if (!tx.is_response_ok()) {
         std::ostringstream msg;

@@ -320,49 +320,6 @@ TEST(CpuStub, AccessesWaitForTheirTimeWhereSomethingComesFirst) {
     EXPECT_EQ(ahead, 1u);
 }
 
-namespace {
-// Wakes every microsecond until `until`: something due before the core's next access.
-struct ticker : sc_core::sc_module {
-    sc_time until;
-    SC_HAS_PROCESS(ticker);
-    ticker(sc_core::sc_module_name n, sc_time u)
-        : sc_module(n)
-        , until(u) {
-        SC_THREAD(run);
-    }
-    void run() {
-        while (sc_core::sc_time_stamp() < until)
-            wait(sc_time(1, SC_US));
-    }
-};
-} // namespace
-
-// A register whose accesses keep finding something due first is looked at less often, but not given
-// up: once nothing is due, its accesses go ahead again (within 16 accesses).
-TEST(CpuStub, AccessesGoAheadAgainOnceNothingIsDueAfterAStretchOfMisses) {
-    UARTVP_SIM_TEST();
-    cpu::core core("cpu0", 0, profile());
-    exact_target dev("dev");
-    ticker tick("tick", sc_time(30, SC_US));
-    core.bus.bind(dev.socket);
-    core.add_task("t", [] {
-        for (int i = 0; i < 60; ++i) {
-            writel(i, 0x10); // 40 ns
-            udelay(2);       // the ticker is due within it for the first 30 us
-        }
-    });
-    sc_core::sc_start();
-    ASSERT_EQ(dev.log.size(), 60u);
-    unsigned first_ahead = 0;
-    while (first_ahead < 60 && !dev.log[first_ahead].unsynchronised)
-        ++first_ahead;
-    EXPECT_GE(dev.log[first_ahead].at, sc_time(30, SC_US)) << "nothing goes ahead while the ticker is due";
-    EXPECT_LE(first_ahead, 15u + 16u) << "the 15 accesses of the first 30 us, then at most 16 more";
-    for (unsigned i = first_ahead; i < 60; ++i)
-        EXPECT_TRUE(dev.log[i].unsynchronised) << "access " << i;
-    EXPECT_EQ(core.accesses_ahead(), 60u - first_ahead);
-}
-
 // Reference mode synchronises before every access.
 TEST(CpuStub, AccessesAreSynchronisedInReferenceMode) {
     UARTVP_SIM_TEST();

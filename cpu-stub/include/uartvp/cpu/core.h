@@ -378,21 +378,14 @@ private:
                   bool target_bound);
     // Registers whose target applies an access at SystemC time plus its delay (initiator_id's
     // delay_exact): an access to one of them issued with SystemC quiet until its time needs no
-    // synchronisation first (fast mode). A few registers take the accesses of a polling driver. Where
-    // accesses to a register keep finding something due first (a device that shows each access's
-    // outputs just after it), looking costs more than it saves: after 4 misses in a row the core looks
-    // at every 16th access only, until one goes ahead. Either way the access is exact.
-    struct delay_exact_register {
-        std::uint64_t addr;
-        unsigned misses;
-    };
-    delay_exact_register* delay_exact_slot(std::uint64_t addr) {
+    // synchronisation first (fast mode). A few registers take the accesses of a polling driver.
+    bool issues_ahead(std::uint64_t addr) const {
         for (unsigned i = 0; i < m_delay_exact_n; ++i)
-            if (m_delay_exact[i].addr == addr) return &m_delay_exact[i];
-        return nullptr;
+            if (m_delay_exact[i] == addr) return true;
+        return false;
     }
     static constexpr unsigned delay_exact_slots = 8;
-    delay_exact_register m_delay_exact[delay_exact_slots] = {};
+    std::uint64_t m_delay_exact[delay_exact_slots] = {};
     unsigned m_delay_exact_n = 0;
     static constexpr unsigned standing_slots = 4;
     standing_promise m_standing[standing_slots];
