@@ -145,7 +145,9 @@ TEST(Plugins, APluginThatCannotBeLoadedIsBadInputAndNothingRuns) {
         {bad(5), "tty-paste takes no hook of kind"},
         {bad(6), "variant name 'bad name'"},
         {bad(7), "adds no variant"},
-        {good + " --plugin " + bad(8), "is taken already (by " + good + ")"},
+        // A file name over 80 characters is shown cut (params.cpp's shown()): the build tree's path
+        // decides which, so compare what is shown either way.
+        {good + " --plugin " + bad(8), "is taken already (by " + good.substr(0, 80)},
         {good + " --plugin " + good, "given twice"},
     };
     for (const auto& [plugin, names] : cases) {
