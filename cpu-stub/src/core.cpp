@@ -701,10 +701,10 @@ bool core::transport(tlm::tlm_generic_payload& tx, bool synced) {
     // Interrupts that come before the access's issue are taken first. With SystemC quiet until the
     // access's time (no interrupt pending or due, nothing that could raise one), a target that applies
     // it at its time itself takes it without the wait (fast mode).
+    const bool known = m_collapse && m_delay_exact_n && issues_ahead(addr);
     bool ahead = false;
     if (!synced) {
-        ahead = m_delay_exact_n && issues_ahead(addr) && m_collapse && m_time > sc_time_stamp() &&
-                m_time.value() <= m_ahead_mark && quiet_before(m_time);
+        ahead = known && m_time > sc_time_stamp() && m_time.value() <= m_ahead_mark && quiet_before(m_time);
         if (!ahead) sync();
     }
     const region_cost& cost = m_timing.cost_for(addr);
@@ -727,7 +727,7 @@ bool core::transport(tlm::tlm_generic_payload& tx, bool synced) {
     if (ahead) {
         ++m_accesses_ahead;
         forget_quiet(); // the target may have planned activity of its own
-    } else if (who.delay_exact && m_collapse && !issues_ahead(addr) && m_delay_exact_n < delay_exact_slots) {
+    } else if (who.delay_exact && m_collapse && !known && m_delay_exact_n < delay_exact_slots) {
         m_delay_exact[m_delay_exact_n++] = addr;
     }
     if (!tx.is_response_ok()) {

@@ -75,16 +75,16 @@ struct promise_breaker {
     sc_core::sc_event event;
     read_promise::break_cause cause;
     std::uint64_t count = 0;
-    void fire(bool by_access, unsigned initiator) { fire_at(sc_core::sc_time_stamp(), by_access, initiator); }
+    void fire(bool by_access, unsigned initiator) {
+        note_break(sc_core::sc_time_stamp(), by_access, initiator);
+        event.notify();
+    }
     // At `when`, at or after the present: an access served ahead of its time (nothing comes between).
     // Its event is notified then only if an initiator other than the one acting holds a promise made
     // since the last break (one may be waiting for it; the acting one is not): a timed notification
     // costs a time step even where no process waits. A holder that is not waiting sees `breaks`.
     void fire_at(const sc_core::sc_time& when, bool by_access, unsigned initiator) {
-        if (count == 0 || cause.when != when) cause = {when, by_access, initiator};
-        ++count;
-        const bool others = m_promised && (m_promised_mixed || !by_access || m_promised_to != initiator);
-        m_promised = m_promised_mixed = false;
+        const bool others = note_break(when, by_access, initiator);
         const sc_core::sc_time now = sc_core::sc_time_stamp();
         if (when <= now)
             event.notify();
@@ -106,6 +106,15 @@ struct promise_breaker {
     }
 
 private:
+    // Counts a break at `when` and keeps its cause (the first at that time). Returns whether an
+    // initiator other than the acting one holds a promise made since the last break.
+    bool note_break(const sc_core::sc_time& when, bool by_access, unsigned initiator) {
+        if (count == 0 || cause.when != when) cause = {when, by_access, initiator};
+        ++count;
+        const bool others = m_promised && (m_promised_mixed || !by_access || m_promised_to != initiator);
+        m_promised = m_promised_mixed = false;
+        return others;
+    }
     bool m_promised = false, m_promised_mixed = false;
     unsigned m_promised_to = 0;
 };
