@@ -71,8 +71,7 @@ pl011_platform::pl011_platform(const sc_module_name& name, const params& p, cons
     });
     // The highest TX FIFO level and the time BUSY last fell, taken at each change in its update phase
     // (observed_signal): no process and no delta cycle of their own.
-    uart.tx_fifo_level.on_change(
-        [this] { m_tx_fifo_max = std::max(m_tx_fifo_max, uart.tx_fifo_level.read()); });
+    keep_highest(uart.tx_fifo_level, m_tx_fifo_max);
     uart.busy.on_change([this] {
         if (!uart.busy.read()) m_line_idle = sc_time_stamp();
     });

@@ -358,7 +358,7 @@ public:
         SC_HAS_PROCESS(boot_platform);
         SC_THREAD(supervise);
         // The TX FIFO's highest level, at each change (observed_signal: no process, no delta cycle).
-        tx_fifo_level().on_change([this] { tx_fifo_max = std::max(tx_fifo_max, tx_fifo_level().read()); });
+        keep_highest(tx_fifo_level(), tx_fifo_max);
     }
     observed_signal<unsigned>& tx_fifo_level() { return mini ? mini->tx_fifo_level : uart->tx_fifo_level; }
     // The transmitter has nothing left: FIFO empty, the last stop bit sent.

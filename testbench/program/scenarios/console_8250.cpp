@@ -125,8 +125,7 @@ public:
         });
         // The highest TX FIFO level and the time TEMT last rose, at each change (observed_signal: no
         // process and no delta cycle of their own).
-        uart.tx_fifo_level.on_change(
-            [this] { m_tx_fifo_max = std::max(m_tx_fifo_max, uart.tx_fifo_level.read()); });
+        keep_highest(uart.tx_fifo_level, m_tx_fifo_max);
         uart.temt.on_change([this] {
             if (uart.temt.read()) m_line_idle = sc_time_stamp();
         });

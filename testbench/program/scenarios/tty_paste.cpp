@@ -194,10 +194,8 @@ public:
         irq_line = kernel.add_irq_line(irq, com ? "serial" : "uart-pl011", p.irq_cpu);
         SC_HAS_PROCESS(tty_platform);
         // The FIFOs' highest levels, at each change (observed_signal: no process, no delta cycle).
-        observed_signal<unsigned>& tx_level = com ? com->tx_fifo_level : pl->tx_fifo_level;
-        observed_signal<unsigned>& rx_level = com ? com->rx_fifo_level : pl->rx_fifo_level;
-        tx_level.on_change([this, &tx_level] { tx_fifo_max = std::max(tx_fifo_max, tx_level.read()); });
-        rx_level.on_change([this, &rx_level] { rx_fifo_max = std::max(rx_fifo_max, rx_level.read()); });
+        keep_highest(com ? com->tx_fifo_level : pl->tx_fifo_level, tx_fifo_max);
+        keep_highest(com ? com->rx_fifo_level : pl->rx_fifo_level, rx_fifo_max);
         SC_THREAD(supervise);
     }
 

@@ -44,4 +44,13 @@ protected:
     }
 };
 
+// Keeps in `highest` the highest value `s` takes from its next change on (a FIFO's peak level, say),
+// with an observer rather than a process. Both must outlive the simulation.
+template <class T, sc_core::sc_writer_policy POL>
+void keep_highest(const observed_signal<T, POL>& s, T& highest) {
+    s.on_change([&s, &highest] {
+        if (highest < s.read()) highest = s.read();
+    });
+}
+
 } // namespace uartvp
