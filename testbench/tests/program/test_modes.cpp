@@ -353,20 +353,8 @@ TEST(TtyModes, LineAsCharactersGivesTheSameResultsAsThePins) {
 }
 
 namespace {
-// The values of the 1-bit variable `name` in a VCD's text (its initial value included).
-std::size_t changes_of(const std::string& vcd, const std::string& name) {
-    const std::size_t def = vcd.find(" " + name + " $end");
-    if (def == std::string::npos) return 0;
-    const std::size_t id_at = vcd.rfind(' ', def - 1) + 1;
-    const std::string id = vcd.substr(id_at, def - id_at);
-    std::size_t n = 0;
-    for (std::size_t at = vcd.find("$enddefinitions"); at != std::string::npos; at = vcd.find('\n', at + 1))
-        if (vcd.compare(at + 1, 1 + id.size() + 1, "0" + id + "\n") == 0 ||
-            vcd.compare(at + 1, 1 + id.size() + 1, "1" + id + "\n") == 0)
-            ++n;
-    return n;
-}
-// The changes of the 1-bit variable `name` in a VCD's text, each as "time value".
+// The changes of the 1-bit variable `name` in a VCD's text (its initial value included), each as
+// "time value".
 std::vector<std::string> history_of(const std::string& vcd, const std::string& name) {
     std::vector<std::string> h;
     const std::size_t def = vcd.find(" " + name + " $end");
@@ -383,6 +371,9 @@ std::vector<std::string> history_of(const std::string& vcd, const std::string& n
         }
     }
     return h;
+}
+std::size_t changes_of(const std::string& vcd, const std::string& name) {
+    return history_of(vcd, name).size();
 }
 } // namespace
 

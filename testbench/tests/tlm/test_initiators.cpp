@@ -41,14 +41,17 @@ struct initiator : sc_module {
     initiator(const sc_module_name& n, unsigned i)
         : sc_module(n)
         , id(i) {}
-    // Issues the access now; returns the delay the target annotated (the caller decides when to wait).
-    sc_time issue(tlm::tlm_generic_payload& tx) {
-        initiator_id who(id);
+    // Issues the access now, `d` after the present (annotated), with `who` (the target may write into
+    // it); returns the delay the target annotated (the caller decides when to wait).
+    sc_time issue(tlm::tlm_generic_payload& tx, initiator_id& who, sc_time d = SC_ZERO_TIME) {
         tx.set_extension(&who);
-        sc_time d = SC_ZERO_TIME;
         socket->b_transport(tx, d);
         tx.clear_extension(&who);
         return d;
+    }
+    sc_time issue(tlm::tlm_generic_payload& tx) {
+        initiator_id who(id);
+        return issue(tx, who);
     }
     // Issues a write `ahead` after the present without waiting for it first (initiator_id's
     // unsynchronised); returns whether the target served it at once. The caller keeps SystemC quiet
@@ -58,11 +61,8 @@ struct initiator : sc_module {
         set_access(tx, true, addr, v, size);
         initiator_id who(id);
         who.unsynchronised = true;
-        tx.set_extension(&who);
         const sc_time issued = sc_time_stamp();
-        sc_time d = ahead;
-        socket->b_transport(tx, d);
-        tx.clear_extension(&who);
+        const sc_time d = issue(tx, who, ahead);
         EXPECT_TRUE(tx.is_response_ok()) << "write of 0x" << std::hex << addr;
         EXPECT_TRUE(who.delay_exact) << "the target says it applies the access at its time";
         const bool at_once = sc_time_stamp() == issued;
